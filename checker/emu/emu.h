@@ -1,0 +1,96 @@
+/* emu.h - the contract between the emulator's two halves.
+ *
+ * The runtime half (emu_runtime*.c, emu_fatbin.c, emu_mem.c) is what nvcc's host code links against
+ * when built with `-cudart none`: registration, launches, cudaMalloc/cudaMemcpy/events/errors.
+ * The engine half (emu_ptx*.c, emu_exec*.c) parses PTX once and runs kernels warp by warp.
+ *
+ * Device pointers are host pointers: cudaMalloc returns heap memory that the runtime registers here,
+ * so that the engine can tell a valid device address from an out-of-bounds or host one.
+ */
+#ifndef EMU_H
+#define EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Device memory (owned by the runtime, queried by the engine) ---------------------------- */
+
+typedef struct emu_alloc {
+    uintptr_t base;          /* first byte */
+    size_t size;             /* bytes the program asked for */
+    unsigned char *written;  /* one flag per byte: nonzero once written by a copy, a memset or a kernel */
+    const char *what;        /* "cudaMalloc", or the name of a __device__ variable */
+} emu_alloc;
+
+/* The allocation that holds all of [addr, addr+len), or NULL if no single allocation does. */
+emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
+
+/* Register memory the engine owns (a module's __device__ variables) so lookups find it. */
+void emu_mem_register(void *base, size_t size, const char *what, int initialised);
+void emu_mem_unregister(void *base);
+
+/* ---- Modules and kernels (owned by the engine) ------------------------------------------------ */
+
+typedef struct emu_module emu_module;
+typedef struct emu_kernel emu_kernel;
+
+/* Parse and decode one PTX text. On failure returns NULL and writes a sentence into err. */
+emu_module *emu_module_load(const char *ptx, size_t len, char *err, size_t errlen);
+void emu_module_free(emu_module *m);
+
+/* A kernel by its (mangled) entry name, or NULL. */
+const emu_kernel *emu_module_kernel(const emu_module *m, const char *entry);
+const char *emu_kernel_name(const emu_kernel *k);       /* demangled where possible, for messages */
+int emu_kernel_param_count(const emu_kernel *k);
+size_t emu_kernel_param_size(const emu_kernel *k, int i);
+size_t emu_kernel_static_shared(const emu_kernel *k);   /* bytes of .shared declared in the kernel */
+
+/* A module-scope .global variable's storage (already registered with emu_mem_register), or NULL. */
+void *emu_module_global(const emu_module *m, const char *name, size_t *size);
+
+/* ---- Launches ----------------------------------------------------------------------------------- */
+
+typedef struct { unsigned x, y, z; } emu_dim3;
+
+/* Counters per launch, defined as Nsight Compute defines the metric named beside each. */
+typedef struct emu_metrics {
+    uint64_t warp_instructions;      /* smsp__inst_executed.sum (PTX instructions here, not SASS) */
+    uint64_t thread_instructions;    /* smsp__thread_inst_executed.sum: active lanes summed */
+    uint64_t divergent_branches;     /* smsp__sass_branch_targets_threads_divergent.sum */
+    uint64_t shared_load_instructions, shared_store_instructions;
+    uint64_t shared_load_bank_conflicts;   /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum */
+    uint64_t shared_store_bank_conflicts;  /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum */
+    uint64_t global_load_requests, global_load_sectors;   /* l1tex__t_requests/sectors_pipe_lsu_mem_global_op_ld */
+    uint64_t global_store_requests, global_store_sectors; /* ..._op_st */
+    uint64_t global_atomics;         /* warp-level atomic/reduction instructions on global memory */
+    uint64_t shared_atomics;
+    uint64_t barriers;               /* bar.sync executed, counted once per warp */
+    uint64_t blocks;                 /* blocks run */
+    uint64_t threads_per_block;
+} emu_metrics;
+
+/* What a launch found. error is a cudaError_t value: 0 when the kernel ran to the end. */
+typedef struct emu_launch_result {
+    int error;
+    emu_metrics metrics;
+} emu_launch_result;
+
+/* Run a kernel to completion on the calling thread. args[i] points to parameter i's bytes, as in
+ * cudaLaunchKernel. Findings (races, uninitialised reads...) go to emu_finding(); a fatal one (an
+ * out-of-bounds access, a deadlock, the instruction budget spent) also ends the launch with an error. */
+void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynamic_shared,
+                void **args, emu_launch_result *out);
+
+/* ---- Findings (owned by the runtime, reported by the engine) ------------------------------------- */
+
+/* Record one diagnosis: a full sentence for a learner that names the kernel, block, thread and
+ * file:line. The runtime prints it to stderr (once per distinct text) and keeps it for the harness. */
+void emu_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The findings since the last call, joined by newlines into buf; returns how many there were. */
+int emu_findings_take(char *buf, size_t len);
+
+/* The metrics summed over the launches since the last call. */
+void emu_metrics_take(emu_metrics *out);
+
+#endif
