@@ -1,0 +1,65 @@
+# Makefile - the course's table of contents. `make help` explains every target in one line each.
+#
+# Settings you may override on the command line, e.g. `make ex05 SIM=1`:
+NVCC      ?= nvcc
+CUDA_HOME ?= /usr/local/cuda
+CC        ?= cc
+CXX       ?= g++
+BUILD     ?= build
+SIM       ?= 0
+# The GPU to build for: the one in this machine when there is one, else Hopper (sm_90).
+HAVE_GPU  := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+GPU_ARCH  ?= $(if $(HAVE_GPU),native,sm_90)
+
+# The emulator runs kernels on the CPU when there is no GPU (or when SIM=1 asks for it).
+-include checker/emu/emu.mk
+BACKEND   := $(if $(EMU_LIB),$(if $(filter 1,$(SIM)),emu,$(if $(HAVE_GPU),gpu,emu)),gpu)
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I$(CUDA_HOME)/include
+GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17
+GPU_LDFLAGS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+
+export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
+
+# ---- The checker's static parts: the harness and one object per hidden suite ----------------------------
+HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
+HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
+SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
+CHECKER_LIBS := $(HARNESS_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
+
+$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
+
+$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/contracts/%.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
+
+.PHONY: help deps checker ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11 check test
+
+help:
+	@echo "The GPU reduction course. Start with: make ex01"
+	@echo ""
+	@echo "  make exNN      build your exercise NN (01 to 11), run its hidden tests, show the report"
+	@echo "  make check     grade every exercise and show your progress"
+	@echo "  make test      verify the course itself: every solution passes, every skeleton fails"
+	@echo "  make help      show this list"
+	@echo ""
+	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
+	@echo "NO_COLOR=1 turns colours off. This machine grades on: $(BACKEND)$(if $(filter emu,$(BACKEND)), (the emulator on CPU))."
+
+deps:
+	@checker/scripts/deps.sh
+
+checker: deps
+	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
+
+ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11: checker
+	@checker/scripts/grade.sh $(patsubst ex%,%,$@)
+
+check: checker
+	@checker/scripts/check-all.sh
+
+test: checker
+	@checker/scripts/selftest.sh

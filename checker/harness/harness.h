@@ -1,0 +1,149 @@
+/* harness.h - what every hidden test suite uses: seeded inputs, guarded device buffers, checked CUDA calls,
+ * the learner-facing failure messages and the runner that prints one line per test. */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <check.h>
+#include <cuda_runtime_api.h>
+#include "../emu/emu.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Checked CUDA calls -------------------------------------------------------------------------- */
+
+/* Fails the current test if expr is not cudaSuccess, naming the expression, the file and the line. */
+#define CUDA_OK(expr) harness_cuda_ok((expr), #expr, __FILE__, __LINE__)
+void harness_cuda_ok(cudaError_t err, const char *expr, const char *file, int line);
+
+/* After the learner's launcher returns: checks the launch (cudaGetLastError), then synchronises and
+ * checks the run, then asks the backend for findings (the emulator's race and bounds diagnostics).
+ * Any of them fails the test with a message that names what was launched (`what`). */
+void harness_after_launch(const char *what);
+
+/* ---- Inputs ---------------------------------------------------------------------------------------- */
+
+/* The run's seed: SEED from the environment, else fresh; printed by the runner so a run can be replayed. */
+uint64_t harness_seed(void);
+
+/* Deterministic per (seed, salt): the same test draws the same data when replayed. */
+void harness_random_ints(int *out, size_t n, int lo, int hi, uint64_t salt);
+void harness_random_floats(float *out, size_t n, float lo, float hi, uint64_t salt);
+
+/* The value range for n ints whose sum (and every partial sum) fits in an int with room to spare. */
+int harness_safe_int_range(size_t n);
+
+/* The "large" size for this backend: big on a GPU, smaller on the emulator so a test stays quick. */
+size_t harness_large_n(void);
+
+/* ---- Guarded device buffers -------------------------------------------------------------------------- */
+
+#define HARNESS_GUARD_INT 1000003      /* sits around every int input: reading it changes a sum visibly */
+#define HARNESS_POISON_INT ((int)0xDEADBEEF) /* fills every output before a run: "never written" */
+#define HARNESS_GUARD_ELEMS 4096       /* guard elements on each side: more than two blocks of 1024 */
+
+typedef struct dev_buffer {
+    unsigned char *d_base;   /* the whole allocation, guards included */
+    unsigned char *h_image;  /* what the whole allocation must hold after a run that only reads it */
+    size_t count, elem_size; /* the learner's part: count elements of elem_size bytes */
+    size_t guard_bytes;      /* on each side */
+    size_t offset_bytes;     /* extra shift of the learner's pointer (to test misaligned inputs) */
+} dev_buffer;
+
+/* Where the learner's part starts on the device. */
+void *dev_ptr(const dev_buffer *b);
+
+/* An input: host data copied between guards (each guard element holds guard_value of elem_size bytes). */
+dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const void *guard_value,
+                     size_t offset_bytes);
+/* An output of count elements, poisoned (poison_value) along with its guards. */
+dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value);
+/* Copies the learner's part back to host memory. */
+void dev_fetch(const dev_buffer *b, void *h_out);
+/* Fails the test if the input (or its guards) changed. */
+void dev_expect_unchanged(const dev_buffer *b, const char *what);
+/* Fails the test if anything outside the learner's part of an output changed. */
+void dev_expect_guards_intact(const dev_buffer *b, const char *what);
+void dev_free(dev_buffer *b);
+
+static inline dev_buffer dev_input_ints(const int *h, size_t n) {
+    int guard = HARNESS_GUARD_INT;
+    return dev_input(h, n, sizeof(int), &guard, 0);
+}
+static inline dev_buffer dev_output_ints(size_t n) {
+    int poison = HARNESS_POISON_INT;
+    return dev_output(n, sizeof(int), &poison);
+}
+
+/* ---- Expectations with explanations --------------------------------------------------------------- */
+
+/* Describes how an int result differs from the expected one, as a sentence fragment: the poison value,
+ * a whole number of guard values (elements read past the end), or a plain difference. */
+void harness_explain_int(int expected, int actual, char *buf, size_t len);
+
+/* Fails the test with a message in the course's shape: what went wrong, then a hint. */
+#define harness_fail(hint, ...) harness_fail_at(__FILE__, __LINE__, (hint), __VA_ARGS__)
+void harness_fail_at(const char *file, int line, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn));
+
+/* Sums of int ranges, in 64 bits so the reference itself cannot overflow. */
+int64_t harness_sum_ints(const int *h, size_t from, size_t to);
+
+/* ---- The runner ------------------------------------------------------------------------------------ */
+
+/* What a test needs in order to run. */
+enum harness_needs { NEEDS_NOTHING = 0, NEEDS_DEVICE = 1, NEEDS_EMULATOR = 2 /* for its metrics */ };
+
+/* One test: a sentence that names the behaviour ("sizes: n not a multiple of the block"), its function,
+ * and what it needs to run. */
+typedef struct harness_test {
+    const char *name;
+    const TTest *fn;
+    enum harness_needs needs;
+} harness_test;
+
+typedef struct harness_exercise {
+    const char *number;          /* "02" */
+    const char *title;           /* "v1: interleaved addressing" */
+    const char *lesson;          /* "exercises/02-interleaved/lesson.md" */
+    const harness_test *tests;   /* terminated by a zero entry */
+} harness_exercise;
+
+/* Runs the exercise's tests in fork mode with a timeout each and prints the learner's report.
+ * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when tests were skipped. */
+int harness_run(const harness_exercise *ex, int argc, char **argv);
+
+/* The backend the tests run on: "GPU (NVIDIA H100 80GB HBM3)" or "emulator on CPU"; NULL when neither. */
+const char *harness_backend(void);
+
+/* The backend's findings since the last call (the emulator's diagnostics; none on a GPU). */
+int backend_take_findings(char *buf, size_t len);
+int backend_is_emulator(void);
+
+/* The counters of the launches since the last call (see emu_metrics in checker/emu/emu.h). Returns 0
+ * where the backend has none: a GPU. Tests that grade a concept by its numbers need the emulator. */
+int backend_take_metrics(emu_metrics *out);
+
+#endif
+
+/* ---- Sizes ------------------------------------------------------------------------------------------ */
+
+/* The course's edge sizes, ascending, up to and including `limit`: 1, 31, 32, 33, 255, 256, 257, primes,
+ * powers of two, and harness_large_n(). Returns how many were written to out (at most 64). */
+int harness_sizes(size_t limit, size_t *out);
+
+/* ---- Block partials (v1-v5: one partial sum per block) ---------------------------------------------- */
+
+/* A launcher that writes one partial sum per block to d_out and returns how many blocks it launched. */
+typedef int (*partials_launcher)(const int *d_in, int *d_out, int n, int block);
+
+typedef struct partials_spec {
+    partials_launcher launch;
+    const char *name;          /* "reduce_v1", for messages */
+    int elems_per_thread;      /* 1 for v1/v2, 2 for v3-v5 (the first add during load) */
+    const char *grid_hint;     /* why the grid must be what it is */
+    const char *partial_hint;  /* a question towards the usual cause of a wrong partial */
+} partials_spec;
+
+/* Runs the launcher on n fresh random ints with the given block size and checks: the number of blocks,
+ * every block's partial sum, that nothing outside d_out was written, and that d_in is unchanged. */
+void expect_block_partials(const partials_spec *spec, size_t n, int block, uint64_t salt);

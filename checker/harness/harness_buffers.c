@@ -1,0 +1,126 @@
+/* harness_buffers.c - device buffers wrapped in guard zones, so that reads past n change the answer and
+ * writes outside the output are caught. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *checked_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) ck_abort_msg("The checker ran out of host memory (%zu bytes).", bytes);
+    return p;
+}
+
+static void fill_pattern(unsigned char *dst, size_t bytes, const void *value, size_t size)
+{
+    for (size_t i = 0; i + size <= bytes; i += size) memcpy(dst + i, value, size);
+}
+
+void *dev_ptr(const dev_buffer *b)
+{
+    return b->d_base + b->guard_bytes + b->offset_bytes;
+}
+
+static size_t total_bytes(const dev_buffer *b)
+{
+    return 2 * b->guard_bytes + b->offset_bytes + b->count * b->elem_size;
+}
+
+static dev_buffer make_buffer(size_t count, size_t elem_size, const void *fill, size_t offset_bytes)
+{
+    dev_buffer b = {0};
+    b.count = count;
+    b.elem_size = elem_size;
+    b.guard_bytes = HARNESS_GUARD_ELEMS * elem_size;
+    b.offset_bytes = offset_bytes;
+    size_t bytes = total_bytes(&b);
+    b.h_image = checked_malloc(bytes);
+    fill_pattern(b.h_image, bytes, fill, elem_size);
+    CUDA_OK(cudaMalloc((void **)&b.d_base, bytes));
+    return b;
+}
+
+dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const void *guard_value,
+                     size_t offset_bytes)
+{
+    dev_buffer b = make_buffer(count, elem_size, guard_value, offset_bytes);
+    if (count) memcpy(b.h_image + b.guard_bytes + offset_bytes, h_data, count * elem_size);
+    CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
+    return b;
+}
+
+dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value)
+{
+    dev_buffer b = make_buffer(count, elem_size, poison_value, 0);
+    CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
+    return b;
+}
+
+void dev_fetch(const dev_buffer *b, void *h_out)
+{
+    if (b->count)
+        CUDA_OK(cudaMemcpy(h_out, dev_ptr(b), b->count * b->elem_size, cudaMemcpyDeviceToHost));
+}
+
+/* The first byte in [from, to) where the device copy differs from the image, or -1. */
+static long first_difference(const unsigned char *now, const unsigned char *image, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (now[i] != image[i]) return (long)i;
+    return -1;
+}
+
+static unsigned char *fetch_whole(const dev_buffer *b)
+{
+    unsigned char *now = checked_malloc(total_bytes(b));
+    CUDA_OK(cudaMemcpy(now, b->d_base, total_bytes(b), cudaMemcpyDeviceToHost));
+    return now;
+}
+
+/* Element index of a byte, relative to the learner's pointer (negative before it). */
+static long element_of(const dev_buffer *b, long byte)
+{
+    long rel = byte - (long)(b->guard_bytes + b->offset_bytes);
+    return rel >= 0 ? rel / (long)b->elem_size : -((-rel + (long)b->elem_size - 1) / (long)b->elem_size);
+}
+
+void dev_expect_unchanged(const dev_buffer *b, const char *what)
+{
+    unsigned char *now = fetch_whole(b);
+    long at = first_difference(now, b->h_image, 0, total_bytes(b));
+    free(now);
+    if (at < 0) return;
+    long index = element_of(b, at);
+    if (index >= 0 && (size_t)index < b->count)
+        harness_fail("The input is read-only: keep partial sums in shared memory or registers, not in d_in.",
+                     "%s changed the input: element %ld of d_in is different after the run.", what, index);
+    harness_fail("A write past the end of an array usually comes from an index that is not checked "
+                 "against n.",
+                 "%s wrote outside the input array, at element %ld (the array has %zu elements).", what,
+                 index, b->count);
+}
+
+void dev_expect_guards_intact(const dev_buffer *b, const char *what)
+{
+    unsigned char *now = fetch_whole(b);
+    size_t start = b->guard_bytes + b->offset_bytes, end = start + b->count * b->elem_size;
+    long before = first_difference(now, b->h_image, 0, start);
+    long after = first_difference(now, b->h_image, end, total_bytes(b));
+    free(now);
+    if (before >= 0)
+        harness_fail("Which thread writes the block's result, and to which index?",
+                     "%s wrote before the start of d_out (element %ld).", what, element_of(b, before));
+    if (after >= 0)
+        harness_fail("Which thread writes the block's result, and to which index?",
+                     "%s wrote past the end of d_out: element %ld, but only %zu element%s expected.",
+                     what, element_of(b, after), b->count, b->count == 1 ? " was" : "s were");
+}
+
+void dev_free(dev_buffer *b)
+{
+    if (b->d_base) cudaFree(b->d_base);
+    free(b->h_image);
+    memset(b, 0, sizeof *b);
+}

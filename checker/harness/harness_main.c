@@ -1,0 +1,211 @@
+/* harness_main.c - the runner: one Check test case per behaviour, fork mode with a timeout each, and the
+ * learner's report (one line per test, then what to do next). */
+#include "harness.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char backend_label[256];
+static int backend_probed;
+
+/* CUDA must not be initialised in a process that later forks, so a child asks for the device. */
+static void probe_gpu(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        int count = 0;
+        struct cudaDeviceProp prop;
+        char line[256] = "";
+        if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
+            cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+            snprintf(line, sizeof line, "the GPU (%s)", prop.name);
+        ssize_t ignored = write(fds[1], line, strlen(line));
+        (void)ignored;
+        _exit(0);
+    }
+    close(fds[1]);
+    if (pid > 0) {
+        ssize_t got = read(fds[0], backend_label, sizeof backend_label - 1);
+        backend_label[got > 0 ? got : 0] = '\0';
+        waitpid(pid, NULL, 0);
+    }
+    close(fds[0]);
+}
+
+const char *harness_backend(void)
+{
+    if (!backend_probed) {
+        backend_probed = 1;
+        if (backend_is_emulator())
+            snprintf(backend_label, sizeof backend_label, "the emulator on CPU");
+        else
+            probe_gpu();
+    }
+    return backend_label[0] ? backend_label : NULL;
+}
+
+size_t harness_large_n(void)
+{
+    const char *env = getenv("LARGE_N");
+    if (env && *env) return (size_t)strtoull(env, NULL, 10);
+    return backend_is_emulator() ? (size_t)1 << 20 : (size_t)1 << 24;
+}
+
+static double test_timeout(void)
+{
+    const char *env = getenv("HARNESS_TIMEOUT");
+    if (env && *env) return atof(env);
+    return backend_is_emulator() ? 120.0 : 30.0;
+}
+
+/* ---- Output ---- */
+
+static int use_colour;
+static const char *paint(const char *code) { return use_colour ? code : ""; }
+#define GREEN paint("\033[32m")
+#define RED paint("\033[31m")
+#define BOLD paint("\033[1m")
+#define DIM paint("\033[2m")
+#define RESET paint("\033[0m")
+
+/* Check's own words for a crash or a timeout, turned into sentences about the learner's code. */
+static void print_error_message(const char *msg, double timeout)
+{
+    int sig = 0;
+    if (strstr(msg, "timeout expired")) {
+        printf("      The test did not finish within %.0f seconds: look for a loop whose condition never\n"
+               "      changes, or a __syncthreads() that not every thread of the block reaches.\n", timeout);
+    } else if (sscanf(msg, "Received signal %d", &sig) == 1) {
+        printf("      The test program crashed (%s) while running your code.\n"
+               "      Host code that dereferences a device pointer, or writes past a host array, does this.\n",
+               strchr(msg, '(') ? strchr(msg, '(') : msg);
+    } else if (strstr(msg, "Early exit")) {
+        printf("      The test program exited in the middle of the test (%s).\n"
+               "      Does your code call exit(), or abort on an error?\n", msg);
+    } else {
+        printf("      %s\n", msg);
+    }
+}
+
+static void print_failure_message(const char *msg)
+{
+    const char *line = msg;
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        if (strncmp(line, "Hint: ", 6) == 0)
+            printf("      %sHint:%s %.*s\n", BOLD, RESET, len - 6, line + 6);
+        else
+            printf("      %.*s\n", len, line);
+        line = end ? end + 1 : NULL;
+    }
+}
+
+/* ---- Running ---- */
+
+typedef struct options {
+    const char *tap, *xml, *only;
+    int summary;
+} options;
+
+static options parse_options(int argc, char **argv)
+{
+    options o = {0};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--tap") && i + 1 < argc) o.tap = argv[++i];
+        else if (!strcmp(argv[i], "--xml") && i + 1 < argc) o.xml = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) o.only = argv[++i];
+        else if (!strcmp(argv[i], "--summary")) o.summary = 1;
+        else fprintf(stderr, "checker: ignoring unknown option %s\n", argv[i]);
+    }
+    return o;
+}
+
+int harness_run(const harness_exercise *ex, int argc, char **argv)
+{
+    options opt = parse_options(argc, argv);
+    const char *no_colour = getenv("NO_COLOR");
+    use_colour = isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+    uint64_t seed = harness_seed();
+    const char *backend = harness_backend();
+    double timeout = test_timeout();
+
+    printf("%sExercise %s: %s%s\n", BOLD, ex->number, ex->title, RESET);
+    if (backend)
+        printf("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run).\n\n",
+               backend, seed, seed, ex->number);
+    else
+        printf("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
+               "kernels are skipped; only the tests that need no device run.\n\n");
+
+    Suite *suite = suite_create(ex->number);
+    int skipped = 0, planned = 0;
+    for (const harness_test *t = ex->tests; t->name; t++) {
+        if (opt.only && !strstr(t->name, opt.only)) continue;
+        if (t->needs != NEEDS_NOTHING && !backend) {
+            printf("  %s-%s %s %s(skipped: no device)%s\n", DIM, RESET, t->name, DIM, RESET);
+            skipped++;
+            continue;
+        }
+        if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) {
+            printf("  %s-%s %s %s(graded by the emulator's metrics: the emulator run below checks it)%s\n",
+                   DIM, RESET, t->name, DIM, RESET);
+            continue;
+        }
+        TCase *tc = tcase_create(t->name);
+        tcase_set_timeout(tc, timeout);
+        _tcase_add_test(tc, t->fn, 0, 0, 0, 1);
+        suite_add_tcase(suite, tc);
+        planned++;
+    }
+    fflush(stdout);
+
+    SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_FORK);
+    if (opt.tap) srunner_set_tap(runner, opt.tap);
+    if (opt.xml) srunner_set_xml(runner, opt.xml);
+    srunner_run_all(runner, CK_SILENT);
+    fflush(stdout);
+
+    int ran = srunner_ntests_run(runner), failed = srunner_ntests_failed(runner);
+    TestResult **results = srunner_results(runner);
+    for (int i = 0; i < ran; i++) {
+        TestResult *r = results[i];
+        if (tr_rtype(r) == CK_PASS) {
+            printf("  %s✓%s %s\n", GREEN, RESET, tr_tcname(r));
+            continue;
+        }
+        printf("  %s✗ %s%s\n", RED, tr_tcname(r), RESET);
+        if (tr_rtype(r) == CK_ERROR) print_error_message(tr_msg(r), timeout);
+        else print_failure_message(tr_msg(r));
+    }
+    free(results);
+    srunner_free(runner);
+
+    int passed = ran - failed;
+    printf("\n");
+    if (planned == 0)
+        printf("No test of exercise %s could run here.\n", ex->number);
+    else if (failed == 0)
+        printf("%sAll %d tests pass: exercise %s is done.%s\n", GREEN, passed, ex->number, RESET);
+    else if (passed == 0)
+        printf("0 of %d tests pass: exercise %s is not done yet. Read %s and start at TODO 1.\n",
+               ran, ex->number, ex->lesson);
+    else
+        printf("%d of %d tests pass. Fix the first %s✗%s above, then run `make ex%s` again.\n", passed, ran,
+               RED, RESET, ex->number);
+    if (skipped)
+        printf("%d test%s skipped because no device could run kernels.\n", skipped, skipped == 1 ? " was" : "s were");
+    if (opt.summary)
+        printf("RESULT passed=%d failed=%d skipped=%d\n", passed, failed, skipped);
+    fflush(stdout);
+    if (failed) return 1;
+    return skipped ? 2 : 0;
+}

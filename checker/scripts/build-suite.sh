@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# build-suite.sh NN SOURCE OUTDIR [BACKEND] - compiles one kernel file against exercise NN's hidden suite.
+# Writes OUTDIR/suite. Exit status: 0 built, 3 the kernel file does not compile, 4 it does not link.
+# Compiler messages go to OUTDIR/build.log; the learner-facing explanation goes to stdout.
+set -u
+. checker/scripts/lib.sh
+nn=$1 src=$2 out=$3 backend=${4:-$BACKEND}
+mkdir -p "$out"
+log="$out/build.log"
+
+if [ ! -s "$src" ]; then
+    say "The file $src is missing or empty, so there is nothing to grade."
+    say "Run \`make reset ex$nn\` to get the exercise's starting file back."
+    exit 3
+fi
+
+if [ "$backend" = emu ]; then
+    flags="${EMU_NVCCFLAGS} -O3"
+    backend_obj="$BUILD/obj/backend_emu.o"
+    link_libs="${EMU_LIB} ${EMU_LDFLAGS}"
+else
+    flags="${GPU_NVCCFLAGS}"
+    backend_obj="$BUILD/obj/backend_gpu.o"
+    link_libs="${GPU_LDFLAGS}"
+fi
+
+# The contract header is force-included: a learner who changes a signature gets a compile error that
+# points at the line, instead of a wrong call at run time.
+if ! $NVCC $flags -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" -c "$src" \
+        -o "$out/kernel.o" >"$log" 2>&1; then
+    say "${BOLD}Your file does not compile yet.${RESET} nvcc says:"
+    # nvcc writes file(line); editors turn file:line into a link.
+    sed -E 's/^([^ :(]+\.cu)\(([0-9]+)\): /\1:\2: /' "$log" | grep -v '^$' | head -n 30 | sed 's/^/    /'
+    if grep -q "contracts/ex$nn.h" "$log"; then
+        say "The checker calls the functions declared in checker/contracts/ex$nn.h: keep their names and"
+        say "parameter types exactly as the skeleton has them."
+    fi
+    exit 3
+fi
+
+if ! $CXX -o "$out/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o \
+        "$backend_obj" $link_libs $(pkg-config --libs check) -lm >>"$log" 2>&1; then
+    missing=$(grep -o "undefined reference to \`[^']*'" "$log" | sed "s/undefined reference to \`//; s/'//" |
+              grep -v '^__cuda' | sort -u | tr '\n' ' ')
+    if [ -n "$missing" ]; then
+        say "${BOLD}Your file compiles, but it does not define${RESET} $missing"
+        say "Keep the extern \"C\" functions of the skeleton, with the same names: the checker calls them."
+    else
+        say "${BOLD}Your file compiles, but it does not link.${RESET} The linker says:"
+        head -n 20 "$log" | sed 's/^/    /'
+    fi
+    exit 4
+fi
+exit 0

@@ -1,0 +1,43 @@
+# lib.sh - what the course's scripts share: where things are, colours, and messages.
+# Sourced, not run. Expects to be called from the repository root (the Makefile does that).
+
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    BOLD=$'\033[1m' GREEN=$'\033[32m' RED=$'\033[31m' DIM=$'\033[2m' RESET=$'\033[0m'
+else
+    BOLD='' GREEN='' RED='' DIM='' RESET=''
+fi
+
+BUILD=${BUILD:-build}
+BACKEND=${BACKEND:-gpu}
+STATE_DIR=${STATE_DIR:-.state}
+
+# All exercise numbers, in order.
+exercise_numbers() {
+    for dir in exercises/[0-9][0-9]-*/; do
+        basename "$dir" | cut -c1-2
+    done
+}
+
+exercise_dir() { ls -d exercises/"$1"-*/ 2>/dev/null | head -n 1 | sed 's:/$::'; }
+
+# The learner's kernel file of exercise NN (the one .cu in its folder).
+exercise_file() {
+    local dir
+    dir=$(exercise_dir "$1") || return 1
+    ls "$dir"/*.cu 2>/dev/null | head -n 1
+}
+
+# The reference solution has the same file name under solutions/.
+solution_file() {
+    local file
+    file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/$(basename "$file")"
+}
+
+# A one-line title: the first line of the lesson, without its '#'.
+exercise_title() {
+    local dir
+    dir=$(exercise_dir "$1")
+    head -n 1 "$dir/lesson.md" 2>/dev/null | sed 's/^#* *//'
+}
+
+say() { printf '%s\n' "$*"; }

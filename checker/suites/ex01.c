@@ -1,0 +1,111 @@
+/* ex01.c - hidden tests of exercise 01: a CPU reference, then one atomicAdd per element. */
+#include "../harness/harness.h"
+#include "../contracts/ex01.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *ZERO_HINT = "d_out holds garbage before your launcher runs: what must it hold before the "
+                               "first atomicAdd?";
+static const char *GRID_HINT = "How many blocks of 256 threads cover n elements when n is not a multiple "
+                               "of 256? And what must the threads past the end do?";
+
+/* Runs reduce_atomic on n fresh values and compares d_out[0] with the sum. */
+static void expect_atomic_sum(size_t n, uint64_t salt)
+{
+    int range = harness_safe_int_range(n);
+    int *h_in = malloc(n * sizeof *h_in);
+    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    harness_random_ints(h_in, n, -range, range, salt);
+    int expected = (int)harness_sum_ints(h_in, 0, n);
+
+    dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(1);
+    char what[96];
+    snprintf(what, sizeof what, "reduce_atomic(n = %zu)", n);
+    reduce_atomic(dev_ptr(&in), dev_ptr(&out), (int)n);
+    harness_after_launch(what);
+
+    int got;
+    dev_fetch(&out, &got);
+    if (got != expected) {
+        char why[256];
+        harness_explain_int(expected, got, why, sizeof why);
+        harness_fail(got - expected == HARNESS_POISON_INT ? ZERO_HINT : GRID_HINT,
+                     "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+    }
+    dev_expect_guards_intact(&out, what);
+    dev_expect_unchanged(&in, what);
+    dev_free(&in);
+    dev_free(&out);
+    free(h_in);
+}
+
+START_TEST(test_ex01_cpu_reference)
+{
+    static const int sizes[] = {0, 1, 7, 256, 1000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k], h_in[1000];
+        harness_random_ints(h_in, (size_t)n, -1000, 1000, 100 + k);
+        long long expected = harness_sum_ints(h_in, 0, (size_t)n);
+        long long got = reduce_cpu(h_in, n);
+        if (got != expected)
+            harness_fail("Loop over all n elements and add each one to a 64-bit total that starts at 0.",
+                         "reduce_cpu(n = %d) returned %lld, but the sum is %lld.", n, got, expected);
+    }
+    int big[4] = {2000000000, 2000000000, 2000000000, 2000000000};
+    if (reduce_cpu(big, 4) != 8000000000LL)
+        harness_fail("An int holds at most 2147483647; which type holds 8000000000?",
+                     "reduce_cpu of four times 2000000000 returned %lld instead of 8000000000: the total "
+                     "overflowed.", reduce_cpu(big, 4));
+}
+END_TEST
+
+START_TEST(test_ex01_one_block)
+{
+    expect_atomic_sum(256, 1);
+}
+END_TEST
+
+START_TEST(test_ex01_accumulator_starts_at_zero)
+{
+    expect_atomic_sum(1000, 2);
+}
+END_TEST
+
+START_TEST(test_ex01_small_sizes)
+{
+    static const size_t sizes[] = {1, 2, 31, 32, 33, 255};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_atomic_sum(sizes[k], 10 + k);
+}
+END_TEST
+
+START_TEST(test_ex01_not_a_multiple_of_the_block)
+{
+    static const size_t sizes[] = {257, 511, 513, 1025, 4099, 65537};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_atomic_sum(sizes[k], 20 + k);
+}
+END_TEST
+
+START_TEST(test_ex01_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) expect_atomic_sum(sizes[k], 40 + (uint64_t)k);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: the CPU reference sums every element in 64 bits", test_ex01_cpu_reference, NEEDS_NOTHING},
+        {"core: one block of 256 elements", test_ex01_one_block, NEEDS_DEVICE},
+        {"core: the accumulator starts at zero", test_ex01_accumulator_starts_at_zero, NEEDS_DEVICE},
+        {"sizes: fewer elements than one block (1 to 255)", test_ex01_small_sizes, NEEDS_DEVICE},
+        {"sizes: n not a multiple of the block (257 to 65537)", test_ex01_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one", test_ex01_every_size, NEEDS_DEVICE},
+        {0},
+    };
+    const harness_exercise ex = {"01", "your first kernel, one atomicAdd per element",
+                                 "exercises/01-atomic/lesson.md", tests};
+    return harness_run(&ex, argc, argv);
+}

@@ -1,0 +1,30 @@
+// ex01_atomic.cu - exercise 01's reference solution: a CPU reference, then one atomicAdd per element.
+//
+// Every thread adds its element straight into the one global total. Correct for any n, and simple; but
+// all those atomics land on one address, so the memory system performs them one after another: the
+// kernel is as slow as n serialized additions, however many threads run.
+// Result: d_out[0] holds the sum once the kernel has finished.
+
+// The CPU reference: a plain loop, in 64 bits so that the reference itself cannot overflow.
+extern "C" long long reduce_cpu(const int *h_in, int n)
+{
+    long long sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += h_in[i];
+    return sum;
+}
+
+__global__ void reduce_atomic_kernel(const int *d_in, int *d_out, unsigned int n)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)                       // the last block may be only partly inside the input
+        atomicAdd(d_out, d_in[i]);
+}
+
+extern "C" void reduce_atomic(const int *d_in, int *d_out, int n)
+{
+    const int block = 256;
+    cudaMemset(d_out, 0, sizeof(int));          // the total starts at zero
+    int grid = (n + block - 1) / block;         // enough blocks to cover every element
+    reduce_atomic_kernel<<<grid, block>>>(d_in, d_out, n);
+}
