@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char backend_label[256];
+static char backend_label[300];
 static int backend_probed;
 
 /* CUDA must not be initialised in a process that later forks, so a child asks for the device. */
@@ -22,7 +22,7 @@ static void probe_gpu(void)
         close(fds[0]);
         int count = 0;
         struct cudaDeviceProp prop;
-        char line[256] = "";
+        char line[300] = "";
         if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
             cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
             snprintf(line, sizeof line, "the GPU (%s)", prop.name);

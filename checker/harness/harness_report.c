@@ -17,7 +17,7 @@ void harness_fail_at(const char *file, int line, const char *hint, const char *f
     if (used < 0) used = 0;
     if ((size_t)used < sizeof msg && hint && *hint)
         snprintf(msg + used, sizeof msg - (size_t)used, "\nHint: %s", hint);
-    _ck_assert_failed(file, line, "Failed", "%s", msg, NULL);
+    _ck_assert_failed(file, line, "Failed", "%s", msg);
     for (;;) {} /* not reached: Check ends the test above */
 }
 
