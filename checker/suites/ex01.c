@@ -9,6 +9,16 @@ static const char *ZERO_HINT = "d_out holds garbage before your launcher runs: w
                                "first atomicAdd?";
 static const char *GRID_HINT = "How many blocks of 256 threads cover n elements when n is not a multiple "
                                "of 256? And what must the threads past the end do?";
+static const char *ADD_HINT = "Nothing reached d_out[0]: does each thread whose i is below n call "
+                              "atomicAdd(d_out, d_in[i])?";
+
+/* The hint for the usual cause of a wrong total. */
+static const char *hint_for(int expected, int got)
+{
+    if (got == HARNESS_POISON_INT) return ADD_HINT;
+    if ((unsigned)got - (unsigned)expected == (unsigned)HARNESS_POISON_INT) return ZERO_HINT;
+    return GRID_HINT;
+}
 
 /* Runs reduce_atomic on n fresh values and compares d_out[0] with the sum. */
 static void expect_atomic_sum(size_t n, uint64_t salt)
@@ -30,7 +40,7 @@ static void expect_atomic_sum(size_t n, uint64_t salt)
     if (got != expected) {
         char why[256];
         harness_explain_int(expected, got, why, sizeof why);
-        harness_fail(got - expected == HARNESS_POISON_INT ? ZERO_HINT : GRID_HINT,
+        harness_fail(hint_for(expected, got),
                      "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
     }
     dev_expect_guards_intact(&out, what);

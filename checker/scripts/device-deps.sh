@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# device-deps.sh - packs this machine's Check library into .deps/ (gitignored) so that it can travel to a
+# GPU machine that has no package archive: headers, static libraries, and a pkg-config stand-in.
+# On the GPU machine: export PATH="$PWD/.deps/bin:$PATH" before make.
+set -eu
+rm -rf .deps
+mkdir -p .deps/include .deps/lib .deps/bin
+cp /usr/include/check.h /usr/include/check_stdint.h .deps/include/
+cp "$(dpkg -L check | grep 'libcheck_pic.a$')" .deps/lib/libcheck.a
+cp "$(dpkg -L libsubunit-dev | grep 'libsubunit.a$')" .deps/lib/
+cat > .deps/bin/pkg-config <<'SHIM'
+#!/usr/bin/env bash
+# A pkg-config stand-in that knows one package: the Check library packed beside it.
+deps=$(cd "$(dirname "$0")/.." && pwd)
+for arg in "$@"; do
+    case $arg in
+    --exists|--modversion) ;;
+    --cflags) echo "-I$deps/include" ;;
+    --libs) echo "-L$deps/lib -lcheck -lsubunit -lrt -lm -pthread" ;;
+    check) ;;
+    *) exit 1 ;;
+    esac
+done
+SHIM
+chmod +x .deps/bin/pkg-config
+du -sh .deps
