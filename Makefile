@@ -26,7 +26,8 @@ export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLA
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
 HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
 SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
-CHECKER_LIBS := $(HARNESS_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
+CHECKER_LIBS := $(HARNESS_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/harness-tests \
+                $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
 
 $(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h
 	@mkdir -p $(@D)
@@ -35,6 +36,10 @@ $(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h
 $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/contracts/%.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
+
+# The harness's own tests: they need no device, so they link against the GPU runtime everywhere.
+$(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
+	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
 .PHONY: help deps checker ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11 check test
 

@@ -82,6 +82,17 @@ for index in $(seq 1 "$count"); do
 done
 
 # ---- The harness's and the emulator's own tests -------------------------------------------------------
+say ""
+say "The harness's own tests:"
+NO_COLOR=1 "$BUILD/harness-tests" --summary >"$work/harness-tests.log" 2>&1
+hp=$(sed -n 's/^RESULT passed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
+hf=$(sed -n 's/^RESULT .*failed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
+if [ -z "$hp" ]; then
+    failed=$((failed + 1)); verdict "${RED}✗${RESET}" "harness tests: no result (log: $work/harness-tests.log)"
+else
+    passed=$((passed + hp)); failed=$((failed + hf))
+    verdict "$([ "$hf" = 0 ] && echo "${GREEN}✓${RESET}" || echo "${RED}✗${RESET}")" "harness tests: $hp passed, $hf failed"
+fi
 if [ -n "${EMU_LIB:-}" ]; then
     say ""
     say "The emulator's own tests:"
