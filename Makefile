@@ -41,13 +41,14 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/co
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
-.PHONY: help deps checker ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11 check test
+.PHONY: help deps checker reset $(EXERCISE_GOALS) check test
 
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
 	@echo ""
 	@echo "  make exNN      build your exercise NN (01 to 11), run its hidden tests, show the report"
 	@echo "  make check     grade every exercise and show your progress"
+	@echo "  make reset exNN  put exercise NN's starting file back (your version is kept in .state/backups/)"
 	@echo "  make test      verify the course itself: every solution passes, every skeleton fails"
 	@echo "  make help      show this list"
 	@echo ""
@@ -60,8 +61,19 @@ deps:
 checker: deps
 	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
 
-ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11: checker
+# `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
+ACTION := $(firstword $(filter reset,$(MAKECMDGOALS)))
+EXERCISE_GOALS := ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11
+
+ifeq ($(ACTION),)
+$(EXERCISE_GOALS): checker
 	@checker/scripts/grade.sh $(patsubst ex%,%,$@)
+else
+$(EXERCISE_GOALS):
+	@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
+$(ACTION):
+	@$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,echo "Say which exercise, e.g. make $(ACTION) ex05")
+endif
 
 check: checker
 	@checker/scripts/check-all.sh

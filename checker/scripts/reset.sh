@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# reset.sh NN - puts exercise NN's starting file back, after saving the learner's version as a backup.
+set -u
+. checker/scripts/lib.sh
+nn=$1
+dir=$(exercise_dir "$nn")
+[ -n "$dir" ] || { say "There is no exercise $nn. The exercises are: $(exercise_numbers | tr '\n' ' ')"; exit 2; }
+
+# The starting file as the course shipped it: from the repository you cloned, else from this clone's HEAD.
+name=$(git ls-tree --name-only HEAD "$dir/" 2>/dev/null | grep '\.cu$' | head -n 1)
+[ -n "$name" ] || { say "Cannot find the starting file of exercise $nn in git, so nothing was changed."; exit 1; }
+for rev in '@{upstream}' HEAD; do
+    if git show "$rev:$name" >"$STATE_DIR.reset.tmp" 2>/dev/null; then break; fi
+done
+if [ ! -s "$STATE_DIR.reset.tmp" ]; then
+    rm -f "$STATE_DIR.reset.tmp"
+    say "Cannot read the starting file of exercise $nn from git, so nothing was changed."
+    exit 1
+fi
+
+if [ -f "$name" ] && cmp -s "$name" "$STATE_DIR.reset.tmp"; then
+    rm -f "$STATE_DIR.reset.tmp"
+    say "$name is already the starting file: nothing to reset."
+    exit 0
+fi
+if [ -f "$name" ]; then
+    backup="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)-$(basename "$name")"
+    mkdir -p "$(dirname "$backup")"
+    cp -p "$name" "$backup" || { say "Could not save a backup of $name, so nothing was changed."; exit 1; }
+    say "Your version is saved as $backup."
+fi
+mv "$STATE_DIR.reset.tmp" "$name"
+say "$name is back to its starting state. Read $dir/lesson.md and run \`make ex$nn\`."
