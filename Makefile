@@ -41,7 +41,7 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/co
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
-.PHONY: help deps checker reset $(EXERCISE_GOALS) check test
+.PHONY: help deps checker reset $(EXERCISE_GOALS) check test bench
 
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
@@ -50,6 +50,7 @@ help:
 	@echo "  make check     grade every exercise and show your progress"
 	@echo "  make reset exNN  put exercise NN's starting file back (your version is kept in .state/backups/)"
 	@echo "  make test      verify the course itself: every solution passes, every skeleton fails"
+	@echo "  make bench     on a GPU: time every version and yours beside CUB and a copy, 2^20 to 2^28 ints"
 	@echo "  make help      show this list"
 	@echo ""
 	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
@@ -80,3 +81,6 @@ check: checker
 
 test: checker
 	@checker/scripts/selftest.sh
+
+bench: deps
+	@checker/scripts/bench.sh
