@@ -22,6 +22,8 @@ GPU_LDFLAGS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
 export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
 
+.DEFAULT_GOAL := help
+
 # ---- The checker's static parts: the harness and one object per hidden suite ----------------------------
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
 HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))

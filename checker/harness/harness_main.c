@@ -94,16 +94,36 @@ static void print_error_message(const char *msg, double timeout)
     }
 }
 
+/* Prints one line of a message, indented, broken at spaces so that it fits in 100 columns. A label
+ * ("Hint:") starts the first line, in bold; the lines after it are indented past it. */
+static void print_wrapped(const char *label, const char *text, int len)
+{
+    int indent = label ? (int)strlen(label) + 1 : 0, width = 92 - indent;
+    int first = 1;
+    while (len > 0) {
+        int cut = len;
+        if (len > width) {
+            cut = width;
+            while (cut > 20 && text[cut] != ' ') cut--;
+            if (text[cut] != ' ') cut = width;
+        }
+        if (first && label) printf("      %s%s%s %.*s\n", BOLD, label, RESET, cut, text);
+        else printf("      %*s%.*s\n", indent, "", cut, text);
+        first = 0;
+        text += cut;
+        len -= cut;
+        while (len > 0 && *text == ' ') text++, len--;
+    }
+}
+
 static void print_failure_message(const char *msg)
 {
     const char *line = msg;
     while (line && *line) {
         const char *end = strchr(line, '\n');
         int len = end ? (int)(end - line) : (int)strlen(line);
-        if (strncmp(line, "Hint: ", 6) == 0)
-            printf("      %sHint:%s %.*s\n", BOLD, RESET, len - 6, line + 6);
-        else
-            printf("      %.*s\n", len, line);
+        if (strncmp(line, "Hint: ", 6) == 0) print_wrapped("Hint:", line + 6, len - 6);
+        else print_wrapped(NULL, line, len);
         line = end ? end + 1 : NULL;
     }
 }
@@ -167,6 +187,8 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     }
     fflush(stdout);
 
+    /* The harness reports the emulator's findings in the failing test's message, not on stderr. */
+    setenv("EMU_QUIET", "1", 0);
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_FORK);
     if (opt.tap) srunner_set_tap(runner, opt.tap);

@@ -3,6 +3,20 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The hint for the usual cause of this symptom: nothing written, elements past n read, or the tree. */
+static const char *partial_hint_for(const partials_spec *spec, int expected, int got)
+{
+    char why[256];
+    if (got == HARNESS_POISON_INT)
+        return "Nothing was written there: does thread 0 of every block write the block's sum to "
+               "d_out[blockIdx.x]?";
+    harness_explain_int(expected, got, why, sizeof why);
+    if (strstr(why, "guard value"))
+        return "Elements outside [0, n) were read: does every load from d_in check its index against n?";
+    return spec->partial_hint;
+}
 
 void expect_block_partials(const partials_spec *spec, size_t n, int block, uint64_t salt)
 {
@@ -33,7 +47,7 @@ void expect_block_partials(const partials_spec *spec, size_t n, int block, uint6
         if (h_out[b] != expected) {
             char why[256];
             harness_explain_int(expected, h_out[b], why, sizeof why);
-            harness_fail(spec->partial_hint,
+            harness_fail(partial_hint_for(spec, expected, h_out[b]),
                          "%s: block %zu should write %d, the sum of elements %zu to %zu, to d_out[%zu], "
                          "but d_out[%zu] is %d: %s.",
                          what, b, expected, from, to - 1, b, b, h_out[b], why);
