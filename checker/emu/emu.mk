@@ -1,0 +1,53 @@
+# checker/emu/emu.mk - builds the CUDA emulator (libcudaemu.a) and runs its tests.
+# Included by the top-level Makefile; also works alone: make -f checker/emu/emu.mk emu-test
+#
+# A program built with $(NVCC) $(EMU_NVCCFLAGS) -c x.cu links as:  $(CC) x.o $(EMU_LDFLAGS) -o x
+
+# Leave the includer's default goal alone: this file's rules come first in its Makefile.
+emu_saved_default_goal := $(.DEFAULT_GOAL)
+
+BUILD ?= build
+NVCC ?= nvcc
+CUDA_HOME ?= /usr/local/cuda
+
+EMU_DIR := checker/emu
+EMU_OUT := $(BUILD)/emu
+EMU_LIB := $(EMU_OUT)/libcudaemu.a
+
+# How learner code is built for the emulator: uncompressed PTX for compute_90, with line info.
+EMU_NVCCFLAGS := -cudart none -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -lineinfo
+# What a program needs after its objects (nvcc's host code needs the C++ runtime).
+EMU_LDFLAGS := $(EMU_LIB) -lstdc++ -lm
+
+EMU_CFLAGS := -std=c11 -O2 -Wall -Wextra -g -I$(CUDA_HOME)/include
+
+# Every emu_*.c: the runtime half and the engine half alike.
+EMU_SRCS := $(wildcard $(EMU_DIR)/emu_*.c)
+EMU_OBJS := $(patsubst $(EMU_DIR)/%.c,$(EMU_OUT)/%.o,$(EMU_SRCS))
+# The runtime half alone, for its tests against a fake engine.
+EMU_RT_NAMES := api device errors events fatbin findings mem runtime
+EMU_RT_OBJS := $(patsubst %,$(EMU_OUT)/emu_%.o,$(EMU_RT_NAMES))
+
+$(EMU_OUT)/%.o: $(EMU_DIR)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) -MMD -MP -c $< -o $@
+
+$(EMU_LIB): $(EMU_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+-include $(EMU_OBJS:.o=.d)
+
+.PHONY: emu-lib emu-test
+emu-lib: $(EMU_LIB)
+
+# Builds the runtime half (which the runner needs), then the library (a failure there is one failed
+# test, not the end), then runs every test in $(EMU_DIR)/tests: see tests/run_tests.sh.
+emu-test: $(EMU_RT_OBJS)
+	@lib_ok=1; $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(EMU_LIB) || lib_ok=0; \
+	EMU_LIB_OK=$$lib_ok BUILD='$(BUILD)' CC='$(CC)' NVCC='$(NVCC)' CUDA_HOME='$(CUDA_HOME)' \
+	EMU_CFLAGS='$(EMU_CFLAGS)' EMU_NVCCFLAGS='$(EMU_NVCCFLAGS)' EMU_LIB='$(EMU_LIB)' \
+	EMU_RT_OBJS='$(EMU_RT_OBJS)' sh $(EMU_DIR)/tests/run_tests.sh
+
+.DEFAULT_GOAL := $(emu_saved_default_goal)

@@ -1,0 +1,156 @@
+/* emu_diag.c - findings: source locations, kernel names, and one message per kind of problem per launch. */
+#define _POSIX_C_SOURCE 200809L   /* strdup, clock_gettime */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_exec.h"
+
+static unsigned long counts[EMU_FD_COUNT];
+
+static const char *const kind_text[EMU_FD_COUNT] = {
+    [EMU_FD_OOB_GLOBAL] = "out-of-bounds global memory access",
+    [EMU_FD_OOB_SHARED] = "out-of-bounds shared memory access",
+    [EMU_FD_OOB_LOCAL] = "out-of-bounds local memory access",
+    [EMU_FD_MISALIGNED] = "misaligned memory access",
+    [EMU_FD_UNINIT_GLOBAL] = "read of device memory that was never written",
+    [EMU_FD_UNINIT_SHARED] = "read of shared memory that was never written",
+    [EMU_FD_RACE] = "shared-memory race between warps",
+    [EMU_FD_WARP_RACE] = "shared-memory exchange inside a warp without __syncwarp()",
+    [EMU_FD_BAR_DIVERGENT] = "barrier in divergent code",
+    [EMU_FD_BAR_EXITED] = "barrier after some threads exited",
+    [EMU_FD_MEMBERS] = "warp-synchronous instruction with inactive member lanes",
+    [EMU_FD_UNSUPPORTED] = "unsupported instruction",
+    [EMU_FD_BUDGET] = "instruction budget spent",
+    [EMU_FD_STACK] = "call stack overflow",
+    [EMU_FD_TRAP] = "trap",
+    [EMU_FD_ASSERT] = "failed assertion",
+    [EMU_FD_LAUNCH] = "bad launch",
+};
+
+void emu_diag_begin(void) { memset(counts, 0, sizeof counts); }
+
+int emu_diag_first(int kind)
+{
+    if (kind < 0 || kind >= EMU_FD_COUNT) return 0;
+    return ++counts[kind] == 1;
+}
+
+void emu_diag_report(int kind, const char *fmt, ...)
+{
+    (void)kind;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    emu_finding("%s", buf);
+}
+
+void emu_diag_end(const char *kernel)
+{
+    for (int k = 0; k < EMU_FD_COUNT; k++)
+        if (counts[k] > 1)
+            emu_finding("%s: the %s above happened %lu times in this launch; only the first is described.",
+                        kernel, kind_text[k], counts[k]);
+}
+
+/* A toolkit header (cuda's include directory) is not where a learner's mistake is. */
+static int is_system_file(const char *path)
+{
+    return !path || strstr(path, "/targets/") || strstr(path, "/include/crt/") || strstr(path, "/cuda/include/") ||
+           strstr(path, "cooperative_groups") || strstr(path, "/usr/include/");
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* "file:line" of the innermost location in the learner's code (following inlined_at out of the
+ * toolkit's headers), with the innermost header location added when there is one. */
+const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len)
+{
+    if (!m || loc == 0 || (int)loc >= m->nlocs) { snprintf(buf, len, "an unknown line (compile with -lineinfo)"); return buf; }
+    const emu_loc *inner = &m->locs[loc];
+    const emu_loc *l = inner;
+    for (int guard = 0; guard < 64; guard++) {
+        const char *path = (l->file >= 0 && l->file < m->nfiles) ? m->files[l->file] : NULL;
+        if (!is_system_file(path) || l->parent < 0 || l->parent >= m->nlocs) break;
+        l = &m->locs[l->parent];
+    }
+    const char *path = (l->file >= 0 && l->file < m->nfiles && m->files[l->file]) ? m->files[l->file] : "?";
+    if (l != inner) {
+        const char *ip = (inner->file >= 0 && inner->file < m->nfiles && m->files[inner->file]) ? m->files[inner->file] : "?";
+        snprintf(buf, len, "%s:%d (in %s:%d)", path, l->line, base_name(ip), inner->line);
+    } else
+        snprintf(buf, len, "%s:%d", path, l->line);
+    return buf;
+}
+
+/* ---- A small demangler for kernel names: _Z4nameargs, _ZN2ns4nameE..., name<I...E> templates ---- */
+
+static const char *read_source_name(const char *s, char *out, size_t *o, size_t cap)
+{
+    if (!isdigit((unsigned char)*s)) return NULL;
+    long n = strtol(s, (char **)&s, 10);
+    if (n <= 0 || (long)strlen(s) < n) return NULL;
+    for (long i = 0; i < n && *o + 1 < cap; i++) out[(*o)++] = s[i];
+    return s + n;
+}
+
+static const char *template_args(const char *s, char *out, size_t *o, size_t cap)
+{
+    /* I ... E with literal arguments L<type><value>E; anything else becomes "..." */
+    if (*s != 'I') return s;
+    s++;
+    if (*o + 1 < cap) out[(*o)++] = '<';
+    int first = 1;
+    while (*s && *s != 'E') {
+        if (!first && *o + 2 < cap) { out[(*o)++] = ','; out[(*o)++] = ' '; }
+        first = 0;
+        if (*s == 'L') {
+            s++;
+            if (*s) s++;   /* the literal's type */
+            if (*s == 'n' && *o + 1 < cap) { out[(*o)++] = '-'; s++; }
+            while (isdigit((unsigned char)*s)) { if (*o + 1 < cap) out[(*o)++] = *s; s++; }
+            if (*s == 'E') s++;
+        } else {
+            const char *dots = "...";
+            for (int i = 0; dots[i] && *o + 1 < cap; i++) out[(*o)++] = dots[i];
+            int depth = 0;   /* skip one type argument as far as we can tell */
+            while (*s && !(*s == 'E' && depth == 0)) { if (*s == 'I') depth++; if (*s == 'E') depth--; s++; }
+            break;
+        }
+    }
+    if (*s == 'E') s++;
+    if (*o + 1 < cap) out[(*o)++] = '>';
+    return s;
+}
+
+char *emu_demangle(const char *m)
+{
+    char out[256];
+    size_t o = 0;
+    const char *s = m;
+    if (!m || strncmp(m, "_Z", 2)) return strdup(m ? m : "?");
+    s += 2;
+    if (*s == 'N') {
+        s++;
+        while (*s && *s != 'E') {
+            if (o && o + 2 < sizeof out) { out[o++] = ':'; out[o++] = ':'; }
+            const char *n = read_source_name(s, out, &o, sizeof out);
+            if (!n) return strdup(m);
+            s = template_args(n, out, &o, sizeof out);
+        }
+    } else {
+        const char *n = read_source_name(s, out, &o, sizeof out);
+        if (!n) return strdup(m);
+        s = template_args(n, out, &o, sizeof out);
+    }
+    out[o] = 0;
+    return strdup(out);
+}

@@ -1,0 +1,222 @@
+/* emu_events.c - streams and events. Everything runs synchronously on the calling thread, so a
+ * stream is only a handle to check, and an event is a timestamp from a monotonic CPU clock. */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime */
+#include <stdlib.h>
+#include <time.h>
+
+#include "emu_rt.h"
+
+static const char emu_msg_bad_event[] = "%s was given an event that was never created or is already destroyed";
+static const char emu_msg_bad_stream_call[] =
+    "%s was given a stream that was never created or is already destroyed";
+static const char emu_msg_unrecorded[] =
+    "cudaEventElapsedTime: the %s event was never recorded (call cudaEventRecord on it first)";
+static const char emu_msg_no_timing[] =
+    "cudaEventElapsedTime: an event created with cudaEventDisableTiming has no time";
+
+struct CUstream_st { unsigned flags; int priority; };
+struct CUevent_st { unsigned flags; int recorded; double ms; };
+
+/* Live handles, so that a destroyed or made-up one is refused instead of dereferenced. */
+#define EMU_MAX_HANDLES 4096
+static void *emu_handles[EMU_MAX_HANDLES];
+static int emu_nhandles;
+
+static int emu_handle_add(void *h)
+{
+    if (emu_nhandles == EMU_MAX_HANDLES) return -1;
+    emu_handles[emu_nhandles++] = h;
+    return 0;
+}
+
+static int emu_handle_live(const void *h)
+{
+    for (int i = emu_nhandles - 1; i >= 0; i--)
+        if (emu_handles[i] == h) return 1;
+    return 0;
+}
+
+static int emu_handle_remove(const void *h)
+{
+    for (int i = emu_nhandles - 1; i >= 0; i--)
+        if (emu_handles[i] == h) {
+            emu_handles[i] = emu_handles[--emu_nhandles];
+            return 1;
+        }
+    return 0;
+}
+
+static double emu_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* ---- Streams ---------------------------------------------------------------------------------------- */
+
+int emu_rt_stream_valid(cudaStream_t s)
+{
+    return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread || emu_handle_live(s);
+}
+
+static cudaError_t emu_check_stream(cudaStream_t s, const char *who)
+{
+    if (emu_rt_stream_valid(s)) return cudaSuccess;
+    emu_finding(emu_msg_bad_stream_call, who);
+    return emu_rt_fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority)
+{
+    if (!s) return emu_rt_fail(cudaErrorInvalidValue);
+    struct CUstream_st *st = malloc(sizeof *st);
+    if (!st || emu_handle_add(st) != 0) { free(st); return emu_rt_fail(cudaErrorMemoryAllocation); }
+    st->flags = flags;
+    st->priority = priority;
+    *s = st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+{
+    return cudaStreamCreateWithPriority(s, flags, 0);
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
+
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    if (s == NULL || !emu_handle_remove(s)) {
+        emu_finding(emu_msg_bad_stream_call, "cudaStreamDestroy");
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
+    free(s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    return emu_check_stream(s, "cudaStreamSynchronize");
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t s)
+{
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    return emu_check_stream(s, "cudaStreamQuery");
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
+{
+    (void)flags;
+    if (!emu_handle_live(e)) {
+        emu_finding(emu_msg_bad_event, "cudaStreamWaitEvent");
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
+    return emu_check_stream(s, "cudaStreamWaitEvent");
+}
+
+/* ---- Events ---------------------------------------------------------------------------------------- */
+
+static struct CUevent_st *emu_event(cudaEvent_t e, const char *who)
+{
+    if (e && emu_handle_live(e)) return e;
+    emu_finding(emu_msg_bad_event, who);
+    emu_rt_fail(cudaErrorInvalidResourceHandle);
+    return NULL;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
+{
+    if (!e) return emu_rt_fail(cudaErrorInvalidValue);
+    struct CUevent_st *ev = calloc(1, sizeof *ev);
+    if (!ev || emu_handle_add(ev) != 0) { free(ev); return emu_rt_fail(cudaErrorMemoryAllocation); }
+    ev->flags = flags;
+    *e = ev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, cudaEventDefault); }
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    if (!emu_event(e, "cudaEventDestroy")) return cudaErrorInvalidResourceHandle;
+    emu_handle_remove(e);
+    free(e);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    struct CUevent_st *ev = emu_event(e, "cudaEventRecord");
+    if (!ev) return cudaErrorInvalidResourceHandle;
+    cudaError_t err = emu_check_stream(s, "cudaEventRecord");
+    if (err != cudaSuccess) return err;
+    ev->recorded = 1;
+    ev->ms = emu_now_ms();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags)
+{
+    (void)flags;
+    return cudaEventRecord(e, s);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    return emu_event(e, "cudaEventSynchronize") ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    return emu_event(e, "cudaEventQuery") ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    struct CUevent_st *a = emu_event(start, "cudaEventElapsedTime");
+    struct CUevent_st *b = a ? emu_event(end, "cudaEventElapsedTime") : NULL;
+    if (!a || !b) return cudaErrorInvalidResourceHandle;
+    if (!ms) return emu_rt_fail(cudaErrorInvalidValue);
+    if ((a->flags | b->flags) & cudaEventDisableTiming) {
+        emu_finding(emu_msg_no_timing);
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
+    if (!a->recorded || !b->recorded) {
+        emu_finding(emu_msg_unrecorded, !a->recorded ? "start" : "end");
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
+    *ms = (float)(b->ms - a->ms);
+    return cudaSuccess;
+}
+
+/* ---- Host functions in a stream: everything before them is done, so they run now ------------------- */
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user_data)
+{
+    cudaError_t err = emu_check_stream(s, "cudaLaunchHostFunc");
+    if (err != cudaSuccess) return err;
+    if (!fn) return emu_rt_fail(cudaErrorInvalidValue);
+    fn(user_data);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *user_data, unsigned flags)
+{
+    (void)flags;
+    cudaError_t err = emu_check_stream(s, "cudaStreamAddCallback");
+    if (err != cudaSuccess) return err;
+    if (!cb) return emu_rt_fail(cudaErrorInvalidValue);
+    cb(s, emu_rt_status(), user_data);
+    return cudaSuccess;
+}

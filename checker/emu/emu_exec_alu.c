@@ -1,0 +1,411 @@
+/* emu_exec_alu.c - one lane of the generic arithmetic: every type, rounding, saturation and flush-to-zero. */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "emu_exec.h"
+
+static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
+static inline uint64_t uf32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline double f64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
+static inline uint64_t uf64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
+
+static inline int64_t sext(uint64_t v, unsigned sz) { return sz >= 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz); }
+static inline uint64_t zext(uint64_t v, unsigned sz) { return sz >= 8 ? v : v & ((1ull << (8 * sz)) - 1); }
+
+static inline float ftz(float f) { return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f; }
+static inline double ftzd(double f) { return fpclassify(f) == FP_SUBNORMAL ? copysign(0.0, f) : f; }
+
+/* ---- Half precision (cvt only) ---------------------------------------------------------------- */
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, u;
+    if (e == 0) {
+        if (!m) u = s;
+        else { float f = (float)m * 0x1p-24f; u = (uint32_t)uf32(f) | s; }
+    } else if (e == 31) u = s | 0x7f800000u | (m << 13);
+    else u = s | ((e + 112) << 23) | (m << 13);
+    return f32(u);
+}
+
+static uint16_t float_to_half(float f)   /* round to nearest even */
+{
+    uint32_t u = (uint32_t)uf32(f), s = (u >> 16) & 0x8000;
+    float a = fabsf(f);
+    if (a != a) return (uint16_t)(s | 0x7e00);
+    if (a >= 65520.0f) return (uint16_t)(s | 0x7c00);
+    if (a < 0x1p-14f) {   /* subnormal half: multiples of 2^-24 */
+        float q = nearbyintf(a * 0x1p24f);
+        return (uint16_t)(s | (uint32_t)q);
+    }
+    uint32_t au = (uint32_t)uf32(a);
+    uint32_t mant = au & 0x7fffff, exp = (au >> 23) - 112;
+    uint32_t h = (exp << 10) | (mant >> 13), rest = mant & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
+    return (uint16_t)(s | h);
+}
+
+/* ---- Rounding modes ------------------------------------------------------------------------- */
+
+static int needs_mode(const emu_insn *in)
+{
+    int fl = EMU_TKIND(in->t) == EMU_K_F || (in->t2 != EMU_T_NONE && EMU_TKIND(in->t2) == EMU_K_F);
+    return fl && (in->rnd == EMU_RND_RZ || in->rnd == EMU_RND_RM || in->rnd == EMU_RND_RP);
+}
+
+void emu_round_begin(const emu_insn *in)
+{
+    if (!needs_mode(in)) return;
+    fesetround(in->rnd == EMU_RND_RZ ? FE_TOWARDZERO : in->rnd == EMU_RND_RM ? FE_DOWNWARD : FE_UPWARD);
+}
+
+void emu_round_end(const emu_insn *in)
+{
+    if (needs_mode(in)) fesetround(FE_TONEAREST);
+}
+
+/* ---- Comparisons ----------------------------------------------------------------------------------- */
+
+int emu_compare(int cmp, int t, uint64_t a, uint64_t b, int fz)
+{
+    unsigned sz = EMU_TSIZE(t);
+    int k = EMU_TKIND(t);
+    if (k == EMU_K_F) {
+        double x, y;
+        if (t == EMU_T_F32) { float p = f32(a), q = f32(b); if (fz) { p = ftz(p); q = ftz(q); } x = p; y = q; }
+        else if (t == EMU_T_F16) { x = half_to_float((uint16_t)a); y = half_to_float((uint16_t)b); }
+        else { x = f64(a); y = f64(b); }
+        int un = x != x || y != y;
+        switch (cmp) {
+        case EMU_CMP_EQ: return !un && x == y;
+        case EMU_CMP_NE: return !un && x != y;
+        case EMU_CMP_LT: return !un && x < y;
+        case EMU_CMP_LE: return !un && x <= y;
+        case EMU_CMP_GT: return !un && x > y;
+        case EMU_CMP_GE: return !un && x >= y;
+        case EMU_CMP_EQU: return un || x == y;
+        case EMU_CMP_NEU: return un || x != y;
+        case EMU_CMP_LTU: return un || x < y;
+        case EMU_CMP_LEU: return un || x <= y;
+        case EMU_CMP_GTU: return un || x > y;
+        case EMU_CMP_GEU: return un || x >= y;
+        case EMU_CMP_NUM: return !un;
+        case EMU_CMP_NAN: return un;
+        }
+        return 0;
+    }
+    if (k == EMU_K_S) {
+        int64_t x = sext(a, sz), y = sext(b, sz);
+        switch (cmp % 6) {
+        case EMU_CMP_EQ: return x == y; case EMU_CMP_NE: return x != y; case EMU_CMP_LT: return x < y;
+        case EMU_CMP_LE: return x <= y; case EMU_CMP_GT: return x > y; default: return x >= y;
+        }
+    }
+    uint64_t x = zext(a, sz), y = zext(b, sz);
+    switch (cmp % 6) {
+    case EMU_CMP_EQ: return x == y; case EMU_CMP_NE: return x != y; case EMU_CMP_LT: return x < y;
+    case EMU_CMP_LE: return x <= y; case EMU_CMP_GT: return x > y; default: return x >= y;
+    }
+}
+
+int emu_testp(int which, int t, uint64_t a)
+{
+    double x = t == EMU_T_F32 ? (double)f32(a) : f64(a);
+    int c = t == EMU_T_F32 ? fpclassify(f32(a)) : fpclassify(x);
+    switch (which) {
+    case 0: return isfinite(x);
+    case 1: return isinf(x);
+    case 2: return !isnan(x);
+    case 3: return isnan(x) != 0;
+    case 4: return c == FP_NORMAL;
+    default: return c == FP_SUBNORMAL;
+    }
+}
+
+/* ---- Conversions ------------------------------------------------------------------------------------ */
+
+static double round_int(double v, int rnd)
+{
+    switch (rnd) {
+    case EMU_RND_RNI: return nearbyint(v);
+    case EMU_RND_RMI: return floor(v);
+    case EMU_RND_RPI: return ceil(v);
+    default: return trunc(v);
+    }
+}
+
+uint64_t emu_cvt(const emu_insn *in, uint64_t a)
+{
+    int dt = in->t, st = in->t2;
+    unsigned dsz = EMU_TSIZE(dt), ssz = EMU_TSIZE(st);
+    int dk = EMU_TKIND(dt), sk = EMU_TKIND(st);
+    int fz = (in->flags & EMU_F_FTZ) != 0, sat = (in->flags & EMU_F_SAT) != 0;
+    if (sk != EMU_K_F && dk != EMU_K_F) {
+        /* integer to integer: extend by the source's signedness, then truncate (or clamp with .sat) */
+        int64_t sv = sk == EMU_K_S ? sext(a, ssz) : (int64_t)zext(a, ssz);
+        uint64_t uv = sk == EMU_K_S ? (uint64_t)sv : zext(a, ssz);
+        if (sat) {
+            if (dk == EMU_K_S) {
+                int64_t lo = dsz >= 8 ? INT64_MIN : -(1ll << (8 * dsz - 1)), hi = dsz >= 8 ? INT64_MAX : (1ll << (8 * dsz - 1)) - 1;
+                if (sk != EMU_K_S && uv > (uint64_t)hi) return zext((uint64_t)hi, dsz);
+                if (sk == EMU_K_S && sv < lo) return zext((uint64_t)lo, dsz);
+                if (sk == EMU_K_S && sv > hi) return zext((uint64_t)hi, dsz);
+            } else {
+                uint64_t hi = dsz >= 8 ? UINT64_MAX : (1ull << (8 * dsz)) - 1;
+                if (sk == EMU_K_S && sv < 0) return 0;
+                if (uv > hi) return hi;
+            }
+        }
+        return dk == EMU_K_S ? (uint64_t)sext(uv, dsz) : zext(uv, dsz);
+    }
+    if (sk == EMU_K_F && dk == EMU_K_F) {
+        double v = st == EMU_T_F32 ? (double)(fz ? ftz(f32(a)) : f32(a)) : st == EMU_T_F16 ? (double)half_to_float((uint16_t)a) : f64(a);
+        if (in->rnd >= EMU_RND_RNI) v = round_int(v, in->rnd);
+        if (sat) v = v != v ? 0.0 : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
+        if (dt == EMU_T_F32) { float r = (float)v; if (fz) r = ftz(r); return uf32(r); }
+        if (dt == EMU_T_F16) return float_to_half((float)v);
+        return uf64(v);
+    }
+    if (sk == EMU_K_F) {
+        /* float to integer: round as asked (toward zero by default), clamp to the range, NaN gives 0 */
+        double v = st == EMU_T_F32 ? (double)(fz ? ftz(f32(a)) : f32(a)) : st == EMU_T_F16 ? (double)half_to_float((uint16_t)a) : f64(a);
+        if (v != v) return 0;
+        v = round_int(v, in->rnd ? in->rnd : EMU_RND_RZI);
+        if (dk == EMU_K_S) {
+            double lo = dsz >= 8 ? -9223372036854775808.0 : -ldexp(1.0, 8 * (int)dsz - 1), hi = -lo;
+            int64_t r = v < lo ? (int64_t)lo : v >= hi ? (dsz >= 8 ? INT64_MAX : (int64_t)hi - 1) : (int64_t)v;
+            return zext((uint64_t)r, dsz);
+        }
+        double hi = ldexp(1.0, 8 * (int)dsz);
+        uint64_t r = v <= 0 ? 0 : v >= hi ? (dsz >= 8 ? UINT64_MAX : (uint64_t)hi - 1) : (uint64_t)v;
+        return r;
+    }
+    /* integer to float, in the current rounding mode (emu_round_begin) */
+    double d;
+    float f;
+    if (sk == EMU_K_S) {
+        int64_t sv = sext(a, ssz);
+        if (dt == EMU_T_F32 || dt == EMU_T_F16) { f = (float)sv; d = f; } else { d = (double)sv; f = (float)d; }
+    } else {
+        uint64_t uv = zext(a, ssz);
+        if (dt == EMU_T_F32 || dt == EMU_T_F16) { f = (float)uv; d = f; } else { d = (double)uv; f = (float)d; }
+    }
+    if (sat) { if (d < 0) d = 0, f = 0; if (d > 1) d = 1, f = 1; }
+    if (dt == EMU_T_F32) return uf32(f);
+    if (dt == EMU_T_F16) return float_to_half(f);
+    return uf64(d);
+}
+
+/* ---- Arithmetic ---------------------------------------------------------------------------------- */
+
+static uint64_t fin32(const emu_insn *in, float r)
+{
+    if (in->flags & EMU_F_SAT) r = r != r ? 0.0f : r < 0 ? 0.0f : r > 1 ? 1.0f : r;
+    if (in->flags & EMU_F_FTZ) r = ftz(r);
+    return uf32(r);
+}
+
+static uint64_t fin64(const emu_insn *in, double r)
+{
+    if (in->flags & EMU_F_SAT) r = r != r ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
+    return uf64(r);
+}
+
+static uint64_t float_op(const emu_insn *in, uint64_t ua, uint64_t ub, uint64_t uc)
+{
+    int nan_flag = (in->flags & EMU_F_NAN) != 0;
+    if (in->t == EMU_T_F32) {
+        float a = f32(ua), b = f32(ub), c = f32(uc);
+        if (in->flags & EMU_F_FTZ) { a = ftz(a); b = ftz(b); c = ftz(c); }
+        switch (in->op) {
+        case EMU_OP_ADD: return fin32(in, a + b);
+        case EMU_OP_SUB: return fin32(in, a - b);
+        case EMU_OP_MUL: return fin32(in, a * b);
+        case EMU_OP_MAD: case EMU_OP_FMA: return fin32(in, fmaf(a, b, c));
+        case EMU_OP_DIV: return fin32(in, a / b);
+        case EMU_OP_NEG: return uf32(a) ^ 0x80000000u;
+        case EMU_OP_ABS: return uf32(a) & 0x7fffffffu;
+        case EMU_OP_MIN: case EMU_OP_MAX: {
+            if (a != a || b != b) {
+                if (nan_flag || (a != a && b != b)) return 0x7fffffffu;
+                return uf32(a != a ? b : a);
+            }
+            int amin = a < b || (a == b && (uf32(a) & 0x80000000u));
+            return uf32((in->op == EMU_OP_MIN) == amin ? a : b);
+        }
+        case EMU_OP_COPYSIGN: return (uf32(b) & 0x7fffffffu) | (uf32(a) & 0x80000000u);
+        case EMU_OP_RCP: return fin32(in, 1.0f / a);
+        case EMU_OP_SQRT: return fin32(in, sqrtf(a));
+        case EMU_OP_RSQRT: return fin32(in, (float)(1.0 / sqrt((double)a)));
+        case EMU_OP_EX2: return fin32(in, exp2f(a));
+        case EMU_OP_LG2: return fin32(in, log2f(a));
+        case EMU_OP_SIN: return fin32(in, sinf(a));
+        case EMU_OP_COS: return fin32(in, cosf(a));
+        case EMU_OP_TANH: return fin32(in, tanhf(a));
+        }
+        return 0;
+    }
+    double a = f64(ua), b = f64(ub), c = f64(uc);
+    if (in->flags & EMU_F_FTZ) { a = ftzd(a); b = ftzd(b); c = ftzd(c); }
+    switch (in->op) {
+    case EMU_OP_ADD: return fin64(in, a + b);
+    case EMU_OP_SUB: return fin64(in, a - b);
+    case EMU_OP_MUL: return fin64(in, a * b);
+    case EMU_OP_MAD: case EMU_OP_FMA: return fin64(in, fma(a, b, c));
+    case EMU_OP_DIV: return fin64(in, a / b);
+    case EMU_OP_NEG: return uf64(a) ^ 0x8000000000000000ull;
+    case EMU_OP_ABS: return uf64(a) & 0x7fffffffffffffffull;
+    case EMU_OP_MIN: case EMU_OP_MAX: {
+        if (a != a || b != b) {
+            if (nan_flag || (a != a && b != b)) return 0x7fffffffffffffffull;
+            return uf64(a != a ? b : a);
+        }
+        int amin = a < b || (a == b && (uf64(a) >> 63));
+        return uf64((in->op == EMU_OP_MIN) == amin ? a : b);
+    }
+    case EMU_OP_COPYSIGN: return (uf64(b) & 0x7fffffffffffffffull) | (uf64(a) & 0x8000000000000000ull);
+    case EMU_OP_RCP: return fin64(in, 1.0 / a);
+    case EMU_OP_SQRT: return fin64(in, sqrt(a));
+    case EMU_OP_RSQRT: return fin64(in, 1.0 / sqrt(a));
+    case EMU_OP_EX2: return fin64(in, exp2(a));
+    case EMU_OP_LG2: return fin64(in, log2(a));
+    case EMU_OP_SIN: return fin64(in, sin(a));
+    case EMU_OP_COS: return fin64(in, cos(a));
+    case EMU_OP_TANH: return fin64(in, tanh(a));
+    }
+    return 0;
+}
+
+static uint64_t mul_hi(uint64_t a, uint64_t b, unsigned sz, int sgn)
+{
+    if (sz == 8) {
+        if (sgn) return (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64);
+        return (uint64_t)(((unsigned __int128)a * b) >> 64);
+    }
+    if (sgn) return zext((uint64_t)((sext(a, sz) * sext(b, sz)) >> (8 * sz)), sz);
+    return zext((zext(a, sz) * zext(b, sz)) >> (8 * sz), sz);
+}
+
+static uint64_t sat_s32(int64_t v) { return (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v); }
+
+uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
+{
+    int t = in->t;
+    unsigned sz = EMU_TSIZE(t);
+    int sgn = EMU_TKIND(t) == EMU_K_S;
+    unsigned bits = 8 * sz;
+    if (EMU_TKIND(t) == EMU_K_F && in->op != EMU_OP_TESTP) return float_op(in, a, b, c);
+    switch (in->op) {
+    case EMU_OP_ADD:
+        if ((in->flags & EMU_F_SAT) && sgn && sz == 4) return sat_s32((int64_t)sext(a, 4) + sext(b, 4));
+        return zext(a + b, sz);
+    case EMU_OP_SUB:
+        if ((in->flags & EMU_F_SAT) && sgn && sz == 4) return sat_s32((int64_t)sext(a, 4) - sext(b, 4));
+        return zext(a - b, sz);
+    case EMU_OP_MUL:
+        if (in->mod == EMU_MW_HI) return mul_hi(a, b, sz, sgn);
+        if (in->mod == EMU_MW_WIDE) return sgn ? (uint64_t)(sext(a, sz) * sext(b, sz)) : zext(a, sz) * zext(b, sz);
+        return zext(a * b, sz);
+    case EMU_OP_MAD:
+        if (in->mod == EMU_MW_HI) {
+            if ((in->flags & EMU_F_SAT) && sgn && sz == 4) return sat_s32((int64_t)sext(mul_hi(a, b, 4, 1), 4) + sext(c, 4));
+            return zext(mul_hi(a, b, sz, sgn) + c, sz);
+        }
+        if (in->mod == EMU_MW_WIDE) return (sgn ? (uint64_t)(sext(a, sz) * sext(b, sz)) : zext(a, sz) * zext(b, sz)) + c;
+        return zext(a * b + c, sz);
+    case EMU_OP_DIV:
+        if (sgn) {
+            int64_t x = sext(a, sz), y = sext(b, sz);
+            if (y == 0) return zext(~0ull, sz);
+            if (y == -1) return zext((uint64_t)0 - (uint64_t)x, sz);
+            return zext((uint64_t)(x / y), sz);
+        }
+        if (!zext(b, sz)) return zext(~0ull, sz);
+        return zext(a, sz) / zext(b, sz);
+    case EMU_OP_REM:
+        if (sgn) {
+            int64_t x = sext(a, sz), y = sext(b, sz);
+            if (y == 0) return zext((uint64_t)x, sz);
+            if (y == -1) return 0;
+            return zext((uint64_t)(x % y), sz);
+        }
+        if (!zext(b, sz)) return zext(a, sz);
+        return zext(a, sz) % zext(b, sz);
+    case EMU_OP_NEG: return zext((uint64_t)0 - a, sz);
+    case EMU_OP_ABS: { int64_t x = sext(a, sz); return zext(x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, sz); }
+    case EMU_OP_MIN: case EMU_OP_MAX: {
+        int less = sgn ? sext(a, sz) < sext(b, sz) : zext(a, sz) < zext(b, sz);
+        return zext((in->op == EMU_OP_MIN) == less ? a : b, sz);
+    }
+    case EMU_OP_NOT: return zext(~a, sz);
+    case EMU_OP_CNOT: return zext(a, sz) == 0;
+    case EMU_OP_SHL: { uint32_t s = (uint32_t)b; return s >= bits ? 0 : zext(a << s, sz); }
+    case EMU_OP_SHR: {
+        uint32_t s = (uint32_t)b;
+        if (sgn) return zext((uint64_t)(sext(a, sz) >> (s >= bits ? bits - 1 : s)), sz);
+        return s >= bits ? 0 : zext(a, sz) >> s;
+    }
+    case EMU_OP_POPC: return (uint64_t)__builtin_popcountll(zext(a, sz));
+    case EMU_OP_CLZ: { uint64_t v = zext(a, sz); return v ? (uint64_t)(__builtin_clzll(v) - (64 - (int)bits)) : bits; }
+    case EMU_OP_BREV: {
+        uint64_t v = zext(a, sz), r = 0;
+        for (unsigned i = 0; i < bits; i++) if (v >> i & 1) r |= 1ull << (bits - 1 - i);
+        return r;
+    }
+    case EMU_OP_BFIND: {
+        uint64_t v = zext(a, sz);
+        if (sgn && sext(a, sz) < 0) v = zext(~v, sz);
+        return v ? (uint64_t)(63 - __builtin_clzll(v)) : 0xffffffffu;
+    }
+    case EMU_OP_BFE: {
+        unsigned pos = (unsigned)(b & 0xff), len = (unsigned)(c & 0xff), msb = bits - 1;
+        uint64_t v = zext(a, sz), r = 0;
+        int sbit = 0;
+        if (sgn && len) sbit = (int)(v >> (pos + len - 1 < msb ? pos + len - 1 : msb) & 1);
+        for (unsigned i = 0; i <= msb; i++) {
+            int bit = (i < len && pos + i <= msb) ? (int)(v >> (pos + i) & 1) : sbit;
+            if (bit) r |= 1ull << i;
+        }
+        return r;
+    }
+    case EMU_OP_BFI: {
+        unsigned pos = (unsigned)(c & 0xff), len = (unsigned)(e & 0xff);
+        uint64_t r = zext(b, sz);
+        for (unsigned i = 0; i < len && pos + i < bits; i++) {
+            r &= ~(1ull << (pos + i));
+            r |= (a >> i & 1) << (pos + i);
+        }
+        return r;
+    }
+    case EMU_OP_PRMT: {
+        uint64_t x = ((b & 0xffffffffu) << 32) | (a & 0xffffffffu);
+        uint32_t r = 0, sel = (uint32_t)c;
+        for (int i = 0; i < 4; i++) {
+            unsigned s = (sel >> (4 * i)) & 0xf;
+            uint32_t byte = (uint32_t)(x >> (8 * (s & 7))) & 0xff;
+            if (s & 8) byte = (byte & 0x80) ? 0xff : 0;
+            r |= byte << (8 * i);
+        }
+        return r;
+    }
+    case EMU_OP_LOP3: {
+        uint32_t lut = (uint32_t)e & 0xff, r = 0, x = (uint32_t)a, y = (uint32_t)b, z = (uint32_t)c;
+        for (int i = 0; i < 8; i++)
+            if (lut >> i & 1) r |= ((i & 4) ? x : ~x) & ((i & 2) ? y : ~y) & ((i & 1) ? z : ~z);
+        return r;
+    }
+    case EMU_OP_SHF: {
+        uint32_t n = (uint32_t)c;
+        n = (in->mod & 2) ? (n > 32 ? 32 : n) : (n & 31);
+        uint64_t v = ((b & 0xffffffffu) << 32) | (a & 0xffffffffu);
+        if (in->mod & 1) return (uint32_t)((v << n) >> 32);
+        return (uint32_t)(v >> n);
+    }
+    case EMU_OP_SAD: {
+        uint64_t d = sgn ? (sext(a, sz) > sext(b, sz) ? a - b : b - a) : (zext(a, sz) > zext(b, sz) ? a - b : b - a);
+        return zext(c + d, sz);
+    }
+    }
+    return 0;
+}

@@ -1,0 +1,183 @@
+/* emu_exec_launch.c - emu_launch: arguments, shared memory, blocks one after another, warps until barriers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_exec.h"
+
+#define MAX_SHARED (227u * 1024u)
+
+static uint64_t env_budget(void)
+{
+    const char *s = getenv("EMU_BUDGET");
+    if (!s || !*s) return EMU_DEFAULT_BUDGET;
+    char *e;
+    double v = strtod(s, &e);
+    return v >= 1 ? (uint64_t)v : EMU_DEFAULT_BUDGET;
+}
+
+static unsigned next_rand(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 16) & 0x7fff; }
+
+static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, const char *why)
+{
+    emu_finding("kernel %s: the launch is refused: %s.", k ? emu_kernel_name(k) : "?", why);
+    out->error = error;
+}
+
+/* Release every warp waiting at a barrier: a new barrier interval begins. */
+static void release_barrier(emu_ctx *x)
+{
+    int nexited = 0, nwaiting = 0, exited_threads = 0, threads = 0;
+    const emu_warp *any = NULL;
+    for (int i = 0; i < x->nwarps; i++) {
+        emu_warp *w = &x->warps[i];
+        threads += __builtin_popcount(w->exists);
+        exited_threads += __builtin_popcount(w->exists & ~w->live);
+        if (w->state == EMU_W_DONE) nexited++;
+        if (w->state == EMU_W_BAR) { nwaiting++; if (!any) any = w; }
+    }
+    if (exited_threads && any && emu_diag_first(EMU_FD_BAR_EXITED)) {
+        char where[800];
+        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), any->frames[any->nframes - 1].f->code[any->bar_pc].loc,
+                  where, sizeof where);
+        emu_finding("%s: __syncthreads() is reached by %d of the %d threads of the block; the other %d had already "
+                    "returned. Every thread of a block must reach the same barriers: an early return before "
+                    "__syncthreads() is undefined behaviour (it happens to work on current GPUs). Guard the work "
+                    "with an if instead of returning.", where, threads - exited_threads, threads, exited_threads);
+    }
+    emu_flush_pending(x);
+    if (x->pend == 1) x->pend = 0;
+    x->interval++;
+    for (int i = 0; i < x->nwarps; i++) {
+        emu_warp *w = &x->warps[i];
+        if (w->state != EMU_W_BAR) continue;
+        w->state = EMU_W_RUN;
+        w->wsync++;
+        if (w->bar_red) {
+            const emu_insn *in = w->bar_red;
+            const emu_frame *fr = &w->frames[w->nframes - 1];
+            if (in->mod == EMU_AT_POPC) {
+                uint64_t *R = w->regs + fr->reg_off;
+                for (int l = 0; l < 32; l++) if (w->live >> l & 1) R[in->d + l] = x->bar_popc;
+            } else {
+                uint32_t *P = w->preds + fr->pred_off;
+                int v = in->mod == EMU_AT_AND ? (int)x->bar_and : (int)x->bar_or;
+                P[in->pd] = (P[in->pd] & ~w->live) | (v ? w->live : 0);
+            }
+            w->bar_red = NULL;
+        }
+    }
+    x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
+    (void)nexited; (void)nwaiting;
+}
+
+static void run_block(emu_ctx *x, int shuffle)
+{
+    memset(x->shared, 0, x->shared_size);
+    memset(x->shadow, 0, ((size_t)x->shared_size / 4 + 1) * sizeof *x->shadow);
+    x->interval = 1;
+    x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
+    for (int i = 0; i < x->nwarps; i++) {
+        emu_warp *w = &x->warps[i];
+        w->id = i;
+        uint32_t first = (uint32_t)i * 32, left = x->nthreads - first;
+        w->exists = left >= 32 ? 0xffffffffu : (1u << left) - 1;
+        w->live = w->exists;
+        w->state = EMU_W_RUN;
+        w->wsync = 1;
+        w->sp = 0; w->nframes = 0; w->regtop = 0; w->predtop = 0;
+        w->bar_red = NULL;
+        /* the entry frame; its constants include this block's special registers */
+        emu_exec_enter(x, w);
+    }
+    for (;;) {
+        if (shuffle)
+            for (int i = x->nwarps - 1; i > 0; i--) {
+                int j = (int)(next_rand(&x->seed) % (unsigned)(i + 1)), t = x->order[i];
+                x->order[i] = x->order[j]; x->order[j] = t;
+            }
+        for (int i = 0; i < x->nwarps; i++) {
+            emu_warp *w = &x->warps[x->order[i]];
+            if (w->state == EMU_W_RUN) emu_exec_warp(x, w);
+            if (x->stop) return;
+        }
+        int done = 0;
+        for (int i = 0; i < x->nwarps; i++) done += x->warps[i].state == EMU_W_DONE;
+        if (done == x->nwarps) { emu_flush_pending(x); return; }
+        release_barrier(x);
+    }
+}
+
+void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynamic_shared, void **args,
+                emu_launch_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!k) { out->error = 98; return; }   /* cudaErrorInvalidDeviceFunction */
+    const emu_func *f = &k->f;
+    uint64_t nthreads = (uint64_t)block.x * block.y * block.z;
+    if (!grid.x || !grid.y || !grid.z || !nthreads) { bad_launch(out, k, 9, "a grid or block dimension is 0"); return; }
+    if (nthreads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64) {
+        char why[200];
+        snprintf(why, sizeof why, "a block of %u x %u x %u threads is more than the 1024 threads (64 in z) a block may have",
+                 block.x, block.y, block.z);
+        bad_launch(out, k, 9, why);
+        return;
+    }
+    if (grid.y > 65535 || grid.z > 65535) { bad_launch(out, k, 9, "gridDim.y and gridDim.z may be at most 65535"); return; }
+    size_t stat = emu_kernel_static_shared(k);
+    if (stat + dynamic_shared > MAX_SHARED) {
+        char why[200];
+        snprintf(why, sizeof why, "it asks for %zu bytes of shared memory per block (%zu static + %zu dynamic), more than "
+                 "the %u a block may have", stat + dynamic_shared, stat, dynamic_shared, MAX_SHARED);
+        bad_launch(out, k, 9, why);
+        return;
+    }
+    if (f->nparams && !args) { bad_launch(out, k, 1, "the kernel takes arguments but none were given"); return; }
+
+    emu_ctx X;
+    memset(&X, 0, sizeof X);
+    emu_ctx *x = &X;
+    x->k = f;
+    x->m = f->mod;
+    x->grid = grid;
+    x->block = block;
+    x->nthreads = (uint32_t)nthreads;
+    x->params = calloc(1, f->param_bytes + 16);
+    for (int i = 0; i < f->nparams; i++)
+        if (args[i]) memcpy(x->params + f->param_off[i], args[i], f->param_size[i]);
+    x->mod_base = (f->own_shared + 15) & ~15u;
+    x->dyn_base = (uint32_t)((stat + 15) & ~(size_t)15);
+    x->dyn_size = (uint32_t)dynamic_shared;
+    x->shared_size = x->dyn_base + x->dyn_size;
+    x->shared = calloc(1, x->shared_size + 16);
+    x->shadow = calloc((size_t)x->shared_size / 4 + 2, sizeof *x->shadow);
+    x->nwarps = (int)((nthreads + 31) / 32);
+    x->warps = calloc((size_t)x->nwarps, sizeof *x->warps);
+    x->order = malloc((size_t)x->nwarps * sizeof *x->order);
+    if (!x->params || !x->shared || !x->shadow || !x->warps || !x->order) abort();
+    for (int i = 0; i < x->nwarps; i++) x->order[i] = i;
+    x->budget = env_budget();
+    x->met = &out->metrics;
+    const char *sh = getenv("EMU_SHUFFLE_WARPS");
+    int shuffle = sh && *sh && strcmp(sh, "0") != 0;
+    const char *seed = getenv("EMU_SEED");
+    x->seed = seed ? (unsigned)strtoul(seed, NULL, 10) : 12345u;
+
+    emu_diag_begin();
+    for (unsigned bz = 0; bz < grid.z && !x->stop; bz++)
+        for (unsigned by = 0; by < grid.y && !x->stop; by++)
+            for (unsigned bx = 0; bx < grid.x && !x->stop; bx++) {
+                x->ctaid = (emu_dim3){ bx, by, bz };
+                run_block(x, shuffle);
+                out->metrics.blocks++;
+            }
+    emu_diag_end(f->pretty);
+    fflush(stdout);
+    out->metrics.threads_per_block = nthreads;
+    out->error = x->error;
+    for (int i = 0; i < x->nwarps; i++) {
+        emu_warp *w = &x->warps[i];
+        free(w->stack); free(w->frames); free(w->regs); free(w->preds); free(w->local);
+    }
+    free(x->warps); free(x->order); free(x->shadow); free(x->shared); free(x->params);
+}

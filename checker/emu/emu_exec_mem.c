@@ -1,0 +1,573 @@
+/* emu_exec_mem.c - loads, stores and atomics: address spaces, bounds and initialisation checks, races, metrics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_exec.h"
+
+enum { ACC_LOAD, ACC_STORE, ACC_ATOMIC };
+static const char *const acc_name[] = { "read", "write", "atomic" };
+
+/* ---- Diagnoses --------------------------------------------------------------------------------- */
+
+static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc)
+{
+    if (!emu_diag_first(EMU_FD_OOB_GLOBAL)) { emu_fatal(x, 700); return; }
+    char where[800], what[400];
+    emu_where(x, w, l, in->loc, where, sizeof where);
+    emu_alloc *a;
+    if (addr < 65536) {
+        snprintf(what, sizeof what, "address 0x%llx is a null (or nearly null) pointer", (unsigned long long)addr);
+    } else if ((a = emu_mem_lookup((uintptr_t)addr, 1)) != NULL) {
+        snprintf(what, sizeof what, "it starts inside the %zu-byte %s at 0x%llx but runs %llu bytes past its end",
+                 a->size, a->what, (unsigned long long)a->base, (unsigned long long)(addr + n - (a->base + a->size)));
+    } else {
+        a = NULL;
+        uint64_t past = 0, before = 0;
+        for (uint64_t d = 1; d <= (1u << 20) && !a; d = d < 4096 ? d + 1 : d + 64) {
+            if (addr >= d && (a = emu_mem_lookup((uintptr_t)(addr - d), 1)) != NULL) past = addr - (a->base + a->size);
+            else if ((a = emu_mem_lookup((uintptr_t)(addr + n - 1 + d), 1)) != NULL) before = a->base - addr;
+        }
+        if (a && !before)
+            snprintf(what, sizeof what, "address 0x%llx is %llu bytes past the end of the %zu-byte %s at 0x%llx "
+                     "(element %llu of an array of %u-byte elements, which has %zu)", (unsigned long long)addr, (unsigned long long)past,
+                     a->size, a->what, (unsigned long long)a->base, (unsigned long long)((addr - a->base) / n), n, a->size / n);
+        else if (a)
+            snprintf(what, sizeof what, "address 0x%llx is %llu bytes before the start of the %zu-byte %s at 0x%llx (a negative index?)",
+                     (unsigned long long)addr, (unsigned long long)before, a->size, a->what, (unsigned long long)a->base);
+        else
+            snprintf(what, sizeof what, "address 0x%llx is not device memory: a host pointer, a freed allocation or "
+                     "garbage? A kernel can only use memory from cudaMalloc (or __device__ variables)", (unsigned long long)addr);
+    }
+    emu_diag_report(EMU_FD_OOB_GLOBAL, "%s: an out-of-bounds global memory %s of %u bytes: %s. The launch fails with "
+                    "cudaErrorIllegalAddress.", where, acc_name[acc], n, what);
+    emu_fatal(x, 700);
+}
+
+static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t off, unsigned n, int acc)
+{
+    if (emu_diag_first(EMU_FD_OOB_SHARED)) {
+        char where[800];
+        emu_where(x, w, l, in->loc, where, sizeof where);
+        emu_diag_report(EMU_FD_OOB_SHARED, "%s: an out-of-bounds shared memory %s of %u bytes at byte %lld, but the block "
+                        "has only %u bytes of shared memory (%u static + %u dynamic, the third <<<>>> parameter). "
+                        "The launch fails with cudaErrorIllegalAddress.", where, acc_name[acc], n, (long long)(int64_t)off,
+                        x->shared_size, x->dyn_base, x->dyn_size);
+    }
+    emu_fatal(x, 700);
+}
+
+static void local_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t off, unsigned n, int acc)
+{
+    if (emu_diag_first(EMU_FD_OOB_LOCAL)) {
+        char where[800];
+        emu_where(x, w, l, in->loc, where, sizeof where);
+        emu_diag_report(EMU_FD_OOB_LOCAL, "%s: an out-of-bounds local memory %s of %u bytes at offset %lld (a local array "
+                        "indexed out of range?). The launch fails with cudaErrorIllegalAddress.",
+                        where, acc_name[acc], n, (long long)(int64_t)off);
+    }
+    emu_fatal(x, 700);
+}
+
+static void misaligned(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n)
+{
+    if (emu_diag_first(EMU_FD_MISALIGNED)) {
+        char where[800];
+        emu_where(x, w, l, in->loc, where, sizeof where);
+        emu_diag_report(EMU_FD_MISALIGNED, "%s: a %u-byte access at address 0x%llx, which is not a multiple of %u "
+                        "(a vector type such as int4 or float4 needs an aligned pointer). The launch fails with "
+                        "cudaErrorMisalignedAddress.", where, n, (unsigned long long)addr, n);
+    }
+    emu_fatal(x, 716);
+}
+
+static void uninit_global(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, const emu_alloc *a)
+{
+    if (!emu_diag_first(EMU_FD_UNINIT_GLOBAL)) return;
+    char where[800];
+    emu_where(x, w, l, in->loc, where, sizeof where);
+    emu_diag_report(EMU_FD_UNINIT_GLOBAL, "%s: reads %u bytes at offset %llu of the %zu-byte %s that nothing has "
+                    "written (no cudaMemcpy, cudaMemset or kernel store): the value is garbage.",
+                    where, n, (unsigned long long)(addr - a->base), a->size, a->what);
+}
+
+/* ---- Shared memory: never-written words and races -------------------------------------------- */
+
+static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
+{
+    uint32_t lin = warp * 32 + lane;
+    t[0] = lin % x->block.x; t[1] = lin / x->block.x % x->block.y; t[2] = lin / (x->block.x * x->block.y);
+}
+
+static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int acc)
+{
+    uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
+    for (uint32_t k = w0; k <= w1; k++) {
+        emu_sword *s = &x->shadow[k];
+        if (acc == ACC_LOAD) {
+            if (s->w_interval == 0) {
+                if (!x->pend) {
+                    char where[800];
+                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    snprintf(x->pend_msg, sizeof x->pend_msg, "%s: reads shared memory at byte %u that no thread of this "
+                             "block has written: the value is garbage (a missing load into shared memory, or an index "
+                             "past the part that was filled?).", where, k * 4);
+                    x->pend = 1;
+                    x->pend_word = k;
+                } else if (x->pend == 2) emu_diag_first(EMU_FD_UNINIT_SHARED);   /* counted */
+            } else if (s->w_interval == x->interval && s->w_warp != w->id) {
+                if (emu_diag_first(EMU_FD_RACE)) {
+                    char where[800]; unsigned t[3];
+                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    thread_of(x, s->w_warp, s->w_lane, t);
+                    emu_diag_report(EMU_FD_RACE, "%s: reads shared memory at byte %u that thread (%u,%u,%u) of another "
+                                    "warp wrote after the last barrier: a race, the result depends on which warp runs "
+                                    "first. Missing __syncthreads() between the write and the read?", where, k * 4, t[0], t[1], t[2]);
+                }
+            } else if (s->w_interval == x->interval && s->w_warp == w->id && s->w_lane != l && s->w_wsync == w->wsync) {
+                if (emu_diag_first(EMU_FD_WARP_RACE)) {
+                    char where[800]; unsigned t[3];
+                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    thread_of(x, s->w_warp, s->w_lane, t);
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory at byte %u that thread (%u,%u,%u) of the "
+                                    "same warp wrote, with no __syncwarp() (or __syncthreads()) in between. Since Volta's "
+                                    "independent thread scheduling the lanes of a warp need not run in lockstep, so "
+                                    "this is a race; it is why the classic volatile last-warp unrolling is wrong "
+                                    "today. Put __syncwarp() between the write and the read (or use __shfl_down_sync).", where, k * 4, t[0], t[1], t[2]);
+                }
+            }
+            if (s->r_interval == x->interval) { if (s->r_warp != w->id) s->r_multi = 1; }
+            else { s->r_interval = x->interval; s->r_warp = (uint16_t)w->id; s->r_multi = 0; }
+        } else {
+            if (acc == ACC_STORE && s->w_interval == x->interval && s->w_warp != w->id) {
+                if (emu_diag_first(EMU_FD_RACE)) {
+                    char where[800]; unsigned t[3];
+                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    thread_of(x, s->w_warp, s->w_lane, t);
+                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory at byte %u that thread (%u,%u,%u) of another "
+                                    "warp also wrote since the last barrier: a race (which value stays depends on the "
+                                    "order the warps run). Missing __syncthreads()?", where, k * 4, t[0], t[1], t[2]);
+                }
+            } else if (acc == ACC_STORE && s->r_interval == x->interval && (s->r_multi || s->r_warp != w->id)) {
+                if (emu_diag_first(EMU_FD_RACE)) {
+                    char where[800];
+                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory at byte %u that a thread of another warp "
+                                    "read since the last barrier: a race (the reader may see the old or the new value). "
+                                    "Missing __syncthreads() between the read and this write?", where, k * 4);
+                }
+            }
+            if (x->pend == 1 && x->pend_word == k && s->r_interval == x->interval) x->pend = 0;   /* a race, not garbage */
+            s->w_interval = x->interval;
+            s->w_warp = (uint16_t)w->id;
+            s->w_lane = (uint8_t)l;
+            s->w_wsync = w->wsync;
+        }
+    }
+}
+
+void emu_flush_pending(emu_ctx *x)
+{
+    if (x->pend == 1 && emu_diag_first(EMU_FD_UNINIT_SHARED)) {
+        emu_diag_report(EMU_FD_UNINIT_SHARED, "%s", x->pend_msg);
+        x->pend = 2;   /* from now on only counted */
+    }
+}
+
+/* ---- Metrics ----------------------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct 32-byte sectors touched by the lanes' accesses of n bytes each. */
+static uint64_t sectors(const uint64_t *addr, int cnt, unsigned n)
+{
+    uint64_t sec[128];
+    int k = 0;
+    for (int i = 0; i < cnt; i++)
+        for (uint64_t s = addr[i] >> 5; s <= (addr[i] + n - 1) >> 5 && k < 128; s++) sec[k++] = s;
+    int sorted = 1;
+    for (int i = 1; i < k; i++) if (sec[i] < sec[i - 1]) { sorted = 0; break; }
+    if (!sorted) qsort(sec, (size_t)k, sizeof *sec, cmp_u64);
+    uint64_t d = k > 0;
+    for (int i = 1; i < k; i++) d += sec[i] != sec[i - 1];
+    return d;
+}
+
+/* Bank conflicts of one warp-wide shared access (32 banks of 4 bytes; the same word is a broadcast).
+ * 8-byte accesses go in two half-warp phases, 16-byte ones in four quarter-warp phases. */
+static uint64_t bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n)
+{
+    int lanes_per_phase = n <= 4 ? 32 : n == 8 ? 16 : 8;
+    uint64_t extra = 0;
+    for (int phase = 0; phase < 32 / lanes_per_phase; phase++) {
+        uint32_t words[128];
+        int k = 0;
+        for (int i = 0; i < cnt; i++) {
+            if (lane[i] / lanes_per_phase != phase) continue;
+            for (uint32_t wd = off[i] / 4; wd <= (off[i] + n - 1) / 4 && k < 128; wd++) words[k++] = wd;
+        }
+        if (!k) continue;
+        int per_bank[32] = { 0 };
+        uint32_t first[32];
+        int slow = 0;
+        for (int i = 0; i < k && !slow; i++) {
+            int b = (int)(words[i] & 31);
+            if (!per_bank[b]) { per_bank[b] = 1; first[b] = words[i]; }
+            else if (first[b] != words[i]) slow = 1;
+        }
+        if (!slow) continue;   /* every bank holds one word: no conflict */
+        /* distinct words per bank */
+        uint64_t w64[128];
+        for (int i = 0; i < k; i++) w64[i] = ((uint64_t)(words[i] & 31) << 32) | words[i];
+        qsort(w64, (size_t)k, sizeof *w64, cmp_u64);
+        int worst = 0, run = 0;
+        for (int i = 0; i < k; i++) {
+            if (i == 0 || (w64[i] >> 32) != (w64[i - 1] >> 32)) run = 1;
+            else if (w64[i] != w64[i - 1]) run++;
+            if (run > worst) worst = run;
+        }
+        extra += (uint64_t)(worst - 1);
+    }
+    return extra;
+}
+
+/* ---- Address resolution -------------------------------------------------------------------------- */
+
+/* Where a lane's access of n bytes lands; NULL (after a fatal finding) if nowhere valid. */
+static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
+                        int *space_out, uint32_t *soff)
+{
+    int space = in->space;
+    if (space == EMU_SP_GENERIC) {
+        if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) { space = EMU_SP_SHARED; addr -= EMU_SHARED_WINDOW; }
+        else if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) { space = EMU_SP_LOCAL; addr -= EMU_LOCAL_WINDOW; }
+        else space = EMU_SP_GLOBAL;
+    }
+    *space_out = space;
+    if (addr % n) {
+        /* vector and 8-byte accesses need natural alignment */
+        misaligned(x, w, in, l, space == EMU_SP_GLOBAL ? addr : addr, n);
+        return NULL;
+    }
+    if (space == EMU_SP_SHARED) {
+        if (addr + n > x->shared_size || addr >= x->shared_size) { shared_oob(x, w, in, l, addr, n, acc); return NULL; }
+        *soff = (uint32_t)addr;
+        return x->shared + addr;
+    }
+    if (space == EMU_SP_LOCAL) {
+        if (addr + n > w->local_cap || addr >= w->local_cap) { local_oob(x, w, in, l, addr, n, acc); return NULL; }
+        return w->local + (size_t)l * w->local_cap + addr;
+    }
+    emu_alloc *a = x->last_alloc;
+    if (!a || addr < a->base || addr + n > a->base + a->size || addr + n < addr) {
+        a = emu_mem_lookup((uintptr_t)addr, n);
+        if (!a) { global_oob(x, w, in, l, addr, n, acc); return NULL; }
+        x->last_alloc = a;
+        x->last_full = 0;
+    }
+    if (a->written) {
+        unsigned char *wr = a->written + (addr - a->base);
+        if (acc == ACC_STORE || acc == ACC_ATOMIC) {
+            if (acc == ACC_ATOMIC) for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
+            memset(wr, 1, n);
+        } else {
+            for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
+        }
+    }
+    return (uint8_t *)(uintptr_t)addr;
+}
+
+static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, const uint32_t *soff, const int *slane, int ns, unsigned n)
+{
+    emu_metrics *met = x->met;
+    if (ng) {
+        if (acc == ACC_LOAD) { met->global_load_requests++; met->global_load_sectors += sectors(gaddr, ng, n); }
+        else { met->global_store_requests++; met->global_store_sectors += sectors(gaddr, ng, n); }
+    }
+    if (ns) {
+        uint64_t c = bank_conflicts(soff, slane, ns, n);
+        if (acc == ACC_LOAD) { met->shared_load_instructions++; met->shared_load_bank_conflicts += c; }
+        else { met->shared_store_instructions++; met->shared_store_bank_conflicts += c; }
+    }
+}
+
+/* ---- Global fast path: one range check for the whole warp against the last allocation hit ---------- */
+
+static inline int has_zero_byte(const unsigned char *p, unsigned n)
+{
+    if (n == 4) { uint32_t v; memcpy(&v, p, 4); return ((v - 0x01010101u) & ~v & 0x80808080u) != 0; }
+    if (n == 8) { uint64_t v; memcpy(&v, p, 8); return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0; }
+    for (unsigned i = 0; i < n; i++) if (!p[i]) return 1;
+    return 0;
+}
+
+static inline void load_n(uint64_t *dst, const uint8_t *p, unsigned sz)
+{
+    switch (sz) {
+    case 1: *dst = *p; break;
+    case 2: { uint16_t v; memcpy(&v, p, 2); *dst = v; break; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); *dst = v; break; }
+    default: memcpy(dst, p, 8); break;
+    }
+}
+
+static inline void store_n(uint8_t *p, uint64_t v, unsigned sz)
+{
+    switch (sz) {
+    case 1: *p = (uint8_t)v; break;
+    case 2: { uint16_t u = (uint16_t)v; memcpy(p, &u, 2); break; }
+    case 4: { uint32_t u = (uint32_t)v; memcpy(p, &u, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+/* Sectors of a warp access whose lanes are in increasing, contiguous order: the common coalesced case. */
+static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
+{
+    for (int i = 1; i < cnt; i++) if (addr[i] != addr[i - 1] + n) return sectors(addr, cnt, n);
+    return ((addr[cnt - 1] + n - 1) >> 5) - (addr[0] >> 5) + 1;
+}
+
+/* 1 when done, 0 when the slow path must run (to diagnose), -1 never. */
+static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, int store)
+{
+    unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
+    uint64_t addr[32], lo = ~0ull, hi = 0, bad = 0;
+    int cnt = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t a = R[in->a + l] + (uint64_t)in->imm;
+        addr[cnt++] = a;
+        bad |= a;
+        if (a < lo) lo = a;
+        if (a > hi) hi = a;
+    }
+    if (bad & (n - 1)) return 0;
+    emu_alloc *al = x->last_alloc;
+    if (!al || lo < al->base || hi + n > al->base + al->size || hi + n < hi) {
+        al = emu_mem_lookup((uintptr_t)lo, hi + n - lo);
+        if (!al) return 0;
+        x->last_alloc = al;
+        /* Scanning the flags once is cheaper than touching them at every access: an input written
+         * by cudaMemcpy is usually whole. Stores keep a whole allocation whole. */
+        x->last_full = 0;
+        for (int i = 0; i < x->nfull; i++) if (x->full[i] == al) x->last_full = 1;
+        if (!x->last_full && al->written && al->size && !memchr(al->written, 0, al->size)) {
+            x->last_full = 1;
+            if (x->nfull < 8) x->full[x->nfull++] = al;
+        }
+    }
+    if (!store) {
+        /* A warp's next access by this load is usually one stride further: fetch it now, so that the
+         * cache miss overlaps with the loop's other instructions instead of stalling the next load. */
+        uint64_t *last = &x->stride_last[(((uintptr_t)in >> 4) ^ ((unsigned)w->id * 97u)) & 255];
+        uint64_t next = lo + (lo - *last);
+        if (*last && next >= al->base && next + 128 <= al->base + al->size) {
+            __builtin_prefetch((const void *)(uintptr_t)next);
+            __builtin_prefetch((const void *)(uintptr_t)(next + 64));
+        }
+        *last = lo;
+    }
+    if (x->last_full) {
+        int sgn0 = EMU_TKIND(in->t) == EMU_K_S && sz < 8, i0 = 0;
+        if (store) {
+            for (uint32_t mm = m; mm; mm &= mm - 1, i0++) {
+                int l = __builtin_ctz(mm);
+                uint8_t *p = (uint8_t *)(uintptr_t)addr[i0];
+                for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
+            }
+            x->met->global_store_requests++;
+            x->met->global_store_sectors += sectors_fast(addr, cnt, n);
+            return 1;
+        }
+        for (uint32_t mm = m; mm; mm &= mm - 1, i0++) {
+            int l = __builtin_ctz(mm);
+            const uint8_t *p = (const uint8_t *)(uintptr_t)addr[i0];
+            for (int k = 0; k < in->nvec; k++) {
+                uint64_t v;
+                load_n(&v, p + k * sz, sz);
+                if (sgn0) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
+                R[in->v[k] + l] = v;
+            }
+        }
+        x->met->global_load_requests++;
+        x->met->global_load_sectors += sectors_fast(addr, cnt, n);
+        return 1;
+    }
+    int sgn = EMU_TKIND(in->t) == EMU_K_S && sz < 8;
+    int i = 0;
+    if (store) {
+        for (uint32_t mm = m; mm; mm &= mm - 1, i++) {
+            int l = __builtin_ctz(mm);
+            uint8_t *p = (uint8_t *)(uintptr_t)addr[i];
+            for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
+            if (al->written) memset(al->written + (addr[i] - al->base), 1, n);
+        }
+        x->met->global_store_requests++;
+        x->met->global_store_sectors += sectors_fast(addr, cnt, n);
+        return 1;
+    }
+    if (al->written)
+        for (int j = 0; j < cnt; j++)
+            if (has_zero_byte(al->written + (addr[j] - al->base), n)) {
+                uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
+                break;
+            }
+    for (uint32_t mm = m; mm; mm &= mm - 1, i++) {
+        int l = __builtin_ctz(mm);
+        const uint8_t *p = (const uint8_t *)(uintptr_t)addr[i];
+        for (int k = 0; k < in->nvec; k++) {
+            uint64_t v;
+            load_n(&v, p + k * sz, sz);
+            if (sgn) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
+            R[in->v[k] + l] = v;
+        }
+    }
+    x->met->global_load_requests++;
+    x->met->global_load_sectors += sectors_fast(addr, cnt, n);
+    return 1;
+}
+
+int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
+{
+    if (in->space == EMU_SP_GLOBAL && in->t != EMU_T_B128 && global_fast(x, w, in, R, m, 0)) return 1;
+    unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
+    int sgn = EMU_TKIND(in->t) == EMU_K_S && sz < 8;
+    uint64_t gaddr[32]; uint32_t soff[32]; int slane[32];
+    int ng = 0, ns = 0;
+    uint8_t *ptr[32];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t addr = R[in->a + l] + (uint64_t)in->imm;
+        if (in->space == EMU_SP_SHARED || in->space == EMU_SP_LOCAL) addr = (uint32_t)addr;
+        int space; uint32_t so = 0;
+        uint8_t *p = resolve(x, w, in, l, addr, n, ACC_LOAD, &space, &so);
+        if (!p) return 0;
+        if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
+        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD); }
+        ptr[l] = p;
+    }
+    /* Values go to registers after every lane's address was read: a register may be both. */
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (int k = 0; k < in->nvec; k++) {
+            uint64_t v;
+            load_n(&v, ptr[l] + k * sz, sz);
+            if (sgn) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
+            R[in->v[k] + l] = v;
+        }
+    }
+    count_access(x, ACC_LOAD, gaddr, ng, soff, slane, ns, n);
+    return 1;
+}
+
+int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
+{
+    if (in->space == EMU_SP_GLOBAL && global_fast(x, w, in, R, m, 1)) return 1;
+    unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
+    uint64_t gaddr[32]; uint32_t soff[32]; int slane[32];
+    int ng = 0, ns = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t addr = R[in->a + l] + (uint64_t)in->imm;
+        if (in->space == EMU_SP_SHARED || in->space == EMU_SP_LOCAL) addr = (uint32_t)addr;
+        int space; uint32_t so = 0;
+        uint8_t *p = resolve(x, w, in, l, addr, n, ACC_STORE, &space, &so);
+        if (!p) return 0;
+        if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
+        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_STORE); }
+        for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
+    }
+    count_access(x, ACC_STORE, gaddr, ng, soff, slane, ns, n);
+    return 1;
+}
+
+/* ---- Atomics ---------------------------------------------------------------------------------------- */
+
+static float ftz32(float f) { return (fpclassify(f) == FP_SUBNORMAL) ? copysignf(0.0f, f) : f; }
+
+static uint64_t atom_apply(const emu_insn *in, uint64_t old, uint64_t b, uint64_t c)
+{
+    int t = in->t, k = EMU_TKIND(t);
+    unsigned sz = EMU_TSIZE(t);
+    switch (in->mod) {
+    case EMU_AT_ADD:
+        if (t == EMU_T_F32) {
+            float o, v; uint32_t u = (uint32_t)old, bu = (uint32_t)b;
+            memcpy(&o, &u, 4); memcpy(&v, &bu, 4);
+            float r = ftz32(ftz32(o) + ftz32(v));   /* atom.add.f32 flushes subnormals */
+            memcpy(&u, &r, 4);
+            return u;
+        }
+        if (t == EMU_T_F64) { double o, v, r; memcpy(&o, &old, 8); memcpy(&v, &b, 8); r = o + v; uint64_t u; memcpy(&u, &r, 8); return u; }
+        return old + b;
+    case EMU_AT_MIN: case EMU_AT_MAX: {
+        int less;
+        if (k == EMU_K_S) less = sz == 4 ? (int32_t)(uint32_t)b < (int32_t)(uint32_t)old : (int64_t)b < (int64_t)old;
+        else less = sz == 4 ? (uint32_t)b < (uint32_t)old : b < old;
+        if (in->mod == EMU_AT_MIN) return less ? b : old;
+        int eq = sz == 4 ? (uint32_t)b == (uint32_t)old : b == old;
+        return (!less && !eq) ? b : old;
+    }
+    case EMU_AT_AND: return old & b;
+    case EMU_AT_OR: return old | b;
+    case EMU_AT_XOR: return old ^ b;
+    case EMU_AT_EXCH: return b;
+    case EMU_AT_CAS: return (sz == 4 ? (uint32_t)old == (uint32_t)b : old == b) ? c : old;
+    case EMU_AT_INC: return (uint32_t)old >= (uint32_t)b ? 0 : (uint32_t)old + 1;
+    case EMU_AT_DEC: return ((uint32_t)old == 0 || (uint32_t)old > (uint32_t)b) ? (uint32_t)b : (uint32_t)old - 1;
+    }
+    return old;
+}
+
+int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
+{
+    unsigned n = EMU_TSIZE(in->t);
+    int any_global = 0, any_shared = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {   /* lanes in order, one at a time, as the hardware serialises them */
+        int l = __builtin_ctz(mm);
+        uint64_t addr = R[in->a + l] + (uint64_t)in->imm;
+        if (in->space == EMU_SP_SHARED) addr = (uint32_t)addr;
+        int space; uint32_t so = 0;
+        uint8_t *p = resolve(x, w, in, l, addr, n, ACC_ATOMIC, &space, &so);
+        if (!p) return 0;
+        if (space == EMU_SP_SHARED) {
+            any_shared = 1;
+            emu_sword *s = &x->shadow[so / 4];
+            if (s->w_interval == 0) shared_check(x, w, in, l, so, n, ACC_LOAD);
+            s->w_interval = x->interval; s->w_warp = (uint16_t)w->id; s->w_lane = (uint8_t)l; s->w_wsync = w->wsync;
+        } else any_global = 1;
+        uint64_t old = 0;
+        memcpy(&old, p, n);
+        uint64_t nv = atom_apply(in, old, R[in->b + l], R[in->c + l]);
+        memcpy(p, &nv, n);
+        if (in->op == EMU_OP_ATOM) R[in->d + l] = old;
+    }
+    if (any_global) x->met->global_atomics++;
+    if (any_shared) x->met->shared_atomics++;
+    return 1;
+}
+
+/* ---- For printf and assert --------------------------------------------------------------------------- */
+
+void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size)
+{
+    (void)x;
+    if (addr >= w->local_cap || addr + size > w->local_cap) return NULL;
+    return w->local + (size_t)lane * w->local_cap + addr;
+}
+
+const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size)
+{
+    if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) {
+        addr -= EMU_SHARED_WINDOW;
+        return (addr < x->shared_size && addr + size <= x->shared_size) ? x->shared + addr : NULL;
+    }
+    if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) return emu_local_ptr(x, w, lane, addr - EMU_LOCAL_WINDOW, size);
+    return emu_mem_lookup((uintptr_t)addr, size) ? (const void *)(uintptr_t)addr : NULL;
+}

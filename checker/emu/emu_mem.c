@@ -1,0 +1,219 @@
+/* emu_mem.c - the registry of device memory: allocations sorted by address, each with a per-byte
+ * "written" shadow, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
+#define _DEFAULT_SOURCE  /* sysconf(_SC_PHYS_PAGES) */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emu_rt.h"
+
+#define EMU_ALIGN       256   /* cudaMalloc's alignment guarantee */
+#define EMU_GUARD       256   /* unregistered bytes after each allocation: a small overrun hits nothing */
+#define EMU_FRESH_BYTE  0xCD  /* what new device memory holds, so a missing initialisation shows */
+
+static const char emu_msg_too_big[] =
+    "%s of %zu bytes failed: the emulator holds at most %zu bytes of device memory and %zu are in use";
+static const char emu_msg_host_oom[] =
+    "%s of %zu bytes failed: this computer has not enough free memory for it";
+static const char emu_msg_bad_free[] =
+    "%s(%p): that pointer is not the start of memory from %s";
+
+typedef struct emu_rec {
+    emu_alloc a;
+    enum emu_mem_kind kind;
+    void *raw;  /* what to free(), NULL for memory someone else owns */
+} emu_rec;
+
+static emu_rec **emu_recs;     /* sorted by a.base */
+static size_t emu_nrecs, emu_caprecs;
+/* Accesses come in runs on the same allocation, so each thread remembers its last hit. The engine may
+ * look up from several threads during a launch; the registry itself changes only between launches,
+ * and every change bumps the generation, which makes every thread's remembered hit stale. */
+static _Thread_local emu_rec *emu_last_hit;
+static _Thread_local unsigned long emu_last_generation;
+static unsigned long emu_generation = 1;
+static size_t emu_used;
+
+static const char *emu_kind_allocator(enum emu_mem_kind k)
+{
+    switch (k) {
+    case EMU_MEM_DEVICE: return "cudaMalloc";
+    case EMU_MEM_HOST: return "cudaMallocHost";
+    case EMU_MEM_MANAGED: return "cudaMallocManaged";
+    default: return "a module";
+    }
+}
+
+/* Index of the last record with base <= addr, or -1. */
+static long emu_find_index(uintptr_t addr)
+{
+    size_t lo = 0, hi = emu_nrecs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (emu_recs[mid]->a.base <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return (long)lo - 1;
+}
+
+static int emu_rec_holds(const emu_rec *r, uintptr_t addr, size_t len)
+{
+    if (addr < r->a.base) return 0;
+    size_t off = addr - r->a.base;
+    if (len == 0) return off < r->a.size || (off == 0);
+    return off < r->a.size && len <= r->a.size - off;
+}
+
+emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len)
+{
+    if (emu_last_hit && emu_last_generation == emu_generation && emu_rec_holds(emu_last_hit, addr, len))
+        return &emu_last_hit->a;
+    long i = emu_find_index(addr);
+    if (i < 0 || !emu_rec_holds(emu_recs[i], addr, len)) return NULL;
+    emu_last_hit = emu_recs[i];
+    emu_last_generation = emu_generation;
+    return &emu_last_hit->a;
+}
+
+static int emu_insert(emu_rec *r)
+{
+    if (emu_nrecs == emu_caprecs) {
+        size_t cap = emu_caprecs ? emu_caprecs * 2 : 64;
+        emu_rec **grown = realloc(emu_recs, cap * sizeof *grown);
+        if (!grown) return -1;
+        emu_recs = grown;
+        emu_caprecs = cap;
+    }
+    size_t at = (size_t)(emu_find_index(r->a.base) + 1);
+    memmove(emu_recs + at + 1, emu_recs + at, (emu_nrecs - at) * sizeof *emu_recs);
+    emu_recs[at] = r;
+    emu_nrecs++;
+    emu_generation++;
+    return 0;
+}
+
+/* Removes and returns the record starting exactly at base, or NULL. */
+static emu_rec *emu_remove(uintptr_t base)
+{
+    long i = emu_find_index(base);
+    if (i < 0 || emu_recs[i]->a.base != base) return NULL;
+    emu_rec *r = emu_recs[i];
+    memmove(emu_recs + i, emu_recs + i + 1, (emu_nrecs - (size_t)i - 1) * sizeof *emu_recs);
+    emu_nrecs--;
+    emu_generation++;
+    return r;
+}
+
+static emu_rec *emu_rec_new(void *base, size_t size, const char *what, int initialised)
+{
+    emu_rec *r = calloc(1, sizeof *r);
+    /* At least one flag so that written is never NULL, even for an empty variable. */
+    unsigned char *w = initialised ? malloc(size ? size : 1) : calloc(size ? size : 1, 1);
+    if (!r || !w) { free(r); free(w); return NULL; }
+    if (initialised) memset(w, 1, size ? size : 1);
+    r->a.base = (uintptr_t)base;
+    r->a.size = size;
+    r->a.written = w;
+    r->a.what = what;
+    return r;
+}
+
+static void emu_rec_free(emu_rec *r)
+{
+    if (r->kind != EMU_MEM_MODULE) emu_used -= r->a.size;
+    free(r->a.written);
+    free(r->raw);
+    free(r);
+}
+
+void emu_mem_register(void *base, size_t size, const char *what, int initialised)
+{
+    emu_rec *r = emu_rec_new(base, size, what, initialised);
+    if (!r) return;
+    r->kind = EMU_MEM_MODULE;
+    if (emu_insert(r) != 0) { free(r->a.written); free(r); }
+}
+
+void emu_mem_unregister(void *base)
+{
+    emu_rec *r = emu_remove((uintptr_t)base);
+    if (r) emu_rec_free(r);
+}
+
+size_t emu_rt_mem_total(void)
+{
+    /* Never promise more than a third of the host's RAM: data and its shadow both live there. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t cap = EMU_MEM_CAP;
+    if (pages > 0 && page > 0 && (size_t)pages / 3 < cap / (size_t)page)
+        cap = (size_t)pages / 3 * (size_t)page;
+    return cap;
+}
+
+size_t emu_rt_mem_used(void) { return emu_used; }
+
+cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, const char *who)
+{
+    size_t total = emu_rt_mem_total();
+    if (size > total - emu_used) {
+        emu_finding(emu_msg_too_big, who, size, total, emu_used);
+        return cudaErrorMemoryAllocation;
+    }
+    size_t padded = (size + EMU_ALIGN - 1) / EMU_ALIGN * EMU_ALIGN + EMU_GUARD;
+    void *raw = aligned_alloc(EMU_ALIGN, padded);
+    /* Host memory is written by host code the emulator cannot see: count it as written. */
+    int initialised = kind == EMU_MEM_HOST || kind == EMU_MEM_MANAGED;
+    emu_rec *r = raw ? emu_rec_new(raw, size, emu_kind_allocator(kind), initialised) : NULL;
+    if (!r || emu_insert(r) != 0) {
+        if (r) { free(r->a.written); free(r); }
+        free(raw);
+        emu_finding(emu_msg_host_oom, who, size);
+        return cudaErrorMemoryAllocation;
+    }
+    memset(raw, initialised ? 0 : EMU_FRESH_BYTE, size);
+    r->kind = kind;
+    r->raw = raw;
+    emu_used += size;
+    *out = raw;
+    return cudaSuccess;
+}
+
+cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who)
+{
+    long i = emu_find_index((uintptr_t)p);
+    emu_rec *r = i >= 0 ? emu_recs[i] : NULL;
+    int managed_ok = kind == EMU_MEM_DEVICE && r && r->kind == EMU_MEM_MANAGED; /* cudaFree frees both */
+    if (!r || r->a.base != (uintptr_t)p || (r->kind != kind && !managed_ok)) {
+        emu_finding(emu_msg_bad_free, who, p, emu_kind_allocator(kind));
+        return cudaErrorInvalidValue;
+    }
+    emu_rec_free(emu_remove((uintptr_t)p));
+    return cudaSuccess;
+}
+
+enum emu_mem_kind emu_rt_mem_kind(const emu_alloc *a)
+{
+    return ((const emu_rec *)a)->kind;  /* a is the first member of its record */
+}
+
+void emu_rt_mem_mark(emu_alloc *a, uintptr_t addr, size_t len)
+{
+    memset(a->written + (addr - a->base), 1, len);
+}
+
+void emu_rt_mem_copy_marks(emu_alloc *dst, uintptr_t daddr, const emu_alloc *src, uintptr_t saddr,
+                           size_t len)
+{
+    memmove(dst->written + (daddr - dst->base), src->written + (saddr - src->base), len);
+}
+
+void emu_rt_mem_reset(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < emu_nrecs; i++) {
+        if (emu_recs[i]->kind == EMU_MEM_MODULE) emu_recs[kept++] = emu_recs[i];
+        else emu_rec_free(emu_recs[i]);
+    }
+    emu_nrecs = kept;
+    emu_generation++;
+}

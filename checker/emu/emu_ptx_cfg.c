@@ -1,0 +1,97 @@
+/* emu_ptx_cfg.c - a function's control-flow graph and immediate post-dominators: where diverged lanes meet. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_ptx.h"
+
+static int ends_block(const emu_insn *in)
+{
+    return in->op == EMU_OP_BRA || in->op == EMU_OP_RET || in->op == EMU_OP_EXIT || in->op == EMU_OP_TRAP;
+}
+
+/* Post-dominator sets by iteration over bit sets (functions here have at most a few hundred blocks);
+ * the immediate post-dominator of a block is its strict post-dominator with the largest set. */
+void emu_ptx_cfg(emu_func *f)
+{
+    int n = f->ncode;
+    free(f->ipdom);
+    f->ipdom = malloc((size_t)(n > 0 ? n : 1) * sizeof *f->ipdom);
+    if (!f->ipdom) abort();
+    for (int i = 0; i < n; i++) f->ipdom[i] = -1;
+    if (n == 0) return;
+
+    /* Leaders and blocks. */
+    char *leader = calloc((size_t)n + 1, 1);
+    int *block_of = malloc((size_t)n * sizeof *block_of);
+    if (!leader || !block_of) abort();
+    leader[0] = 1;
+    for (int i = 0; i < n; i++) {
+        const emu_insn *in = &f->code[i];
+        if (in->op == EMU_OP_BRA && in->target >= 0 && in->target < n) leader[in->target] = 1;
+        if (ends_block(in) && i + 1 < n) leader[i + 1] = 1;
+    }
+    int nb = 0;
+    for (int i = 0; i < n; i++) { if (leader[i]) nb++; block_of[i] = nb - 1; }
+    int *start = malloc((size_t)nb * sizeof *start), *last = malloc((size_t)nb * sizeof *last);
+    int (*succ)[2] = malloc((size_t)nb * sizeof *succ);
+    if (!start || !last || !succ) abort();
+    for (int i = 0; i < n; i++) { if (leader[i]) start[block_of[i]] = i; last[block_of[i]] = i; }
+    int EXIT = nb;   /* the virtual exit node */
+    for (int b = 0; b < nb; b++) {
+        const emu_insn *in = &f->code[last[b]];
+        int fall = last[b] + 1 < n ? block_of[last[b] + 1] : EXIT;
+        succ[b][0] = succ[b][1] = -1;
+        if (in->op == EMU_OP_BRA) {
+            int t = (in->target >= 0 && in->target < n) ? block_of[in->target] : EXIT;
+            succ[b][0] = t;
+            if (in->guard >= 0) succ[b][1] = fall;
+        } else if (in->op == EMU_OP_RET || in->op == EMU_OP_EXIT || in->op == EMU_OP_TRAP) {
+            succ[b][0] = in->guard >= 0 ? fall : EXIT;
+            if (in->guard >= 0) succ[b][1] = EXIT;
+        } else succ[b][0] = fall;
+    }
+    int nn = nb + 1;
+    size_t words = ((size_t)nn + 63) / 64;
+    uint64_t *pd = malloc((size_t)nn * words * sizeof *pd);
+    uint64_t *tmp = malloc(words * sizeof *tmp);
+    if (!pd || !tmp) abort();
+    for (int b = 0; b < nn; b++) memset(pd + (size_t)b * words, 0xff, words * sizeof *pd);
+    memset(pd + (size_t)EXIT * words, 0, words * sizeof *pd);
+    pd[(size_t)EXIT * words + EXIT / 64] |= 1ull << (EXIT % 64);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int b = nb - 1; b >= 0; b--) {
+            memset(tmp, 0xff, words * sizeof *tmp);
+            for (int k = 0; k < 2; k++) {
+                int s = succ[b][k];
+                if (s < 0) continue;
+                for (size_t w = 0; w < words; w++) tmp[w] &= pd[(size_t)s * words + w];
+            }
+            tmp[b / 64] |= 1ull << (b % 64);
+            if (memcmp(tmp, pd + (size_t)b * words, words * sizeof *tmp)) {
+                memcpy(pd + (size_t)b * words, tmp, words * sizeof *tmp);
+                changed = 1;
+            }
+        }
+    }
+    int *size = malloc((size_t)nn * sizeof *size);
+    if (!size) abort();
+    for (int b = 0; b < nn; b++) {
+        int c = 0;
+        for (size_t w = 0; w < words; w++) c += __builtin_popcountll(pd[(size_t)b * words + w]);
+        size[b] = c;
+    }
+    for (int b = 0; b < nb; b++) {
+        const emu_insn *in = &f->code[last[b]];
+        if (in->op != EMU_OP_BRA || in->guard < 0) continue;
+        /* a block that cannot reach the exit has every block in its set: no meeting point */
+        if (!(pd[(size_t)b * words + EXIT / 64] & (1ull << (EXIT % 64)))) continue;
+        int best = -1;
+        for (int q = 0; q < nn; q++) {
+            if (q == b || !(pd[(size_t)b * words + q / 64] & (1ull << (q % 64)))) continue;
+            if (best < 0 || size[q] > size[best]) best = q;
+        }
+        f->ipdom[last[b]] = (best < 0 || best == EXIT) ? -1 : start[best];
+    }
+    free(size); free(pd); free(tmp); free(succ); free(start); free(last); free(leader); free(block_of);
+}

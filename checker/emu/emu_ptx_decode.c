@@ -1,0 +1,771 @@
+/* emu_ptx_decode.c - turns one PTX instruction's tokens into an emu_insn (opcode, types, operand slots). */
+#define _POSIX_C_SOURCE 200809L   /* strdup, clock_gettime */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_ptx_parse.h"
+
+#define NONE_P 0xffff
+
+typedef struct span { int s, e; } span;   /* tokens [s, e) of one operand */
+
+typedef struct dctx {
+    emu_parser *p;
+    emu_func *f;
+    const char **tok;
+    const int *tl;
+    int ntok;
+    span ops[16];
+    int nops;
+    int unsupported;      /* set when an operand is valid PTX we do not run */
+} dctx;
+
+static int teq(dctx *c, int i, const char *w)
+{
+    return i >= 0 && i < c->ntok && c->tl[i] == (int)strlen(w) && !memcmp(c->tok[i], w, (size_t)c->tl[i]);
+}
+
+static int peq(const char *s, int n, const char *w) { return n == (int)strlen(w) && !memcmp(s, w, (size_t)n); }
+
+static int part_type(const char *s, int n)
+{
+    static const struct { const char *w; int t; } tab[] = {
+        {"b8", EMU_T_B8}, {"b16", EMU_T_B16}, {"b32", EMU_T_B32}, {"b64", EMU_T_B64}, {"b128", EMU_T_B128},
+        {"u8", EMU_T_U8}, {"u16", EMU_T_U16}, {"u32", EMU_T_U32}, {"u64", EMU_T_U64},
+        {"s8", EMU_T_S8}, {"s16", EMU_T_S16}, {"s32", EMU_T_S32}, {"s64", EMU_T_S64},
+        {"f16", EMU_T_F16}, {"f32", EMU_T_F32}, {"f64", EMU_T_F64}, {"pred", EMU_T_PRED},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) if (peq(s, n, tab[i].w)) return tab[i].t;
+    return -1;
+}
+
+static int part_cmp(const char *s, int n)
+{
+    static const char *w[] = { "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan" };
+    for (int i = 0; i < 14; i++) if (peq(s, n, w[i])) return i;
+    if (peq(s, n, "lo")) return EMU_CMP_LT;
+    if (peq(s, n, "ls")) return EMU_CMP_LE;
+    if (peq(s, n, "hi")) return EMU_CMP_GT;
+    if (peq(s, n, "hs")) return EMU_CMP_GE;
+    return -1;
+}
+
+static int part_rnd(const char *s, int n)
+{
+    static const char *w[] = { "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi" };
+    for (int i = 0; i < 8; i++) if (peq(s, n, w[i])) return i + 1;
+    return 0;
+}
+
+static int part_atom(const char *s, int n)
+{
+    static const char *w[] = { "add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec", "popc" };
+    for (int i = 0; i < 11; i++) if (peq(s, n, w[i])) return i;
+    return -1;
+}
+
+/* ---- Operands ------------------------------------------------------------------------------------------ */
+
+static const struct { const char *name; int sr; } sregs[] = {
+    {"%tid.x", EMU_SR_TID_X}, {"%tid.y", EMU_SR_TID_Y}, {"%tid.z", EMU_SR_TID_Z},
+    {"%ntid.x", EMU_SR_NTID_X}, {"%ntid.y", EMU_SR_NTID_Y}, {"%ntid.z", EMU_SR_NTID_Z},
+    {"%ctaid.x", EMU_SR_CTAID_X}, {"%ctaid.y", EMU_SR_CTAID_Y}, {"%ctaid.z", EMU_SR_CTAID_Z},
+    {"%nctaid.x", EMU_SR_NCTAID_X}, {"%nctaid.y", EMU_SR_NCTAID_Y}, {"%nctaid.z", EMU_SR_NCTAID_Z},
+    {"%laneid", EMU_SR_LANEID}, {"%warpid", EMU_SR_WARPID}, {"%nwarpid", EMU_SR_NWARPID},
+    {"%smid", EMU_SR_SMID}, {"%nsmid", EMU_SR_NSMID}, {"%gridid", EMU_SR_GRIDID},
+    {"%lanemask_eq", EMU_SR_LANEMASK_EQ}, {"%lanemask_lt", EMU_SR_LANEMASK_LT}, {"%lanemask_le", EMU_SR_LANEMASK_LE},
+    {"%lanemask_gt", EMU_SR_LANEMASK_GT}, {"%lanemask_ge", EMU_SR_LANEMASK_GE},
+    {"%dynamic_smem_size", EMU_SR_DYN_SMEM}, {"%total_smem_size", EMU_SR_TOTAL_SMEM},
+};
+
+static int dyn_sreg(const char *s, int n)
+{
+    if (peq(s, n, "%clock")) return EMU_DYN_CLOCK;
+    if (peq(s, n, "%clock64")) return EMU_DYN_CLOCK64;
+    if (peq(s, n, "%globaltimer") || peq(s, n, "%globaltimer_lo")) return EMU_DYN_GLOBALTIMER;
+    return -1;
+}
+
+static int parse_num(const char *s, int n, int type, uint64_t *v)
+{
+    char buf[64];
+    if (n <= 0 || n >= 63) return 0;
+    memcpy(buf, s, (size_t)n); buf[n] = 0;
+    char *e;
+    if (n > 2 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F')) {
+        uint32_t bits = (uint32_t)strtoull(buf + 2, &e, 16);
+        if (type == EMU_T_F64) { float x; memcpy(&x, &bits, 4); double y = x; memcpy(v, &y, 8); }
+        else *v = bits;
+    } else if (n > 2 && buf[0] == '0' && (buf[1] == 'd' || buf[1] == 'D')) {
+        uint64_t bits = strtoull(buf + 2, &e, 16);
+        if (type == EMU_T_F32) { double x; memcpy(&x, &bits, 8); float y = (float)x; uint32_t b; memcpy(&b, &y, 4); *v = b; }
+        else *v = bits;
+    } else if (n > 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+        *v = strtoull(buf + 2, &e, 16);
+    } else if (strchr(buf, '.') || ((type == EMU_T_F32 || type == EMU_T_F64) && 0)) {
+        double x = strtod(buf, &e);
+        if (type == EMU_T_F32) { float y = (float)x; uint32_t b; memcpy(&b, &y, 4); *v = b; } else memcpy(v, &x, 8);
+    } else {
+        *v = strtoull(buf, &e, 10);
+    }
+    if (*e == 'U' || *e == 'u') e++;
+    return *e == 0;
+}
+
+static uint32_t sym_slot(dctx *c, const emu_sym *s)
+{
+    switch (s->kind) {
+    case EMU_SYM_GLOBAL: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
+    case EMU_SYM_SHARED_OWN: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
+    case EMU_SYM_SHARED_MOD: return emu_ptx_const(c->p, c->f, EMU_CI_MODSHARED, s->value);
+    case EMU_SYM_DYNSHARED: return emu_ptx_const(c->p, c->f, EMU_CI_DYNSHARED, s->value);
+    case EMU_SYM_FRAME: return emu_ptx_const(c->p, c->f, EMU_CI_LOCAL, s->value);
+    default: c->unsupported = 1; return emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);
+    }
+}
+
+/* A value operand: register, immediate, special register or symbol address, as a slot*32. */
+static int value(dctx *c, span o, int type, uint32_t *slot)
+{
+    int i = o.s;
+    int neg = 0;
+    if (teq(c, i, "-")) { neg = 1; i++; }
+    if (i >= o.e) return emu_ptx_fail(c->p, "an empty operand");
+    const char *s = c->tok[i]; int n = c->tl[i];
+    if (isdigit((unsigned char)*s)) {
+        uint64_t v;
+        if (!parse_num(s, n, type, &v)) return emu_ptx_fail(c->p, "bad number %.*s", n, s);
+        if (neg) {
+            if (type == EMU_T_F32) v ^= 0x80000000u;
+            else if (type == EMU_T_F64) v ^= 0x8000000000000000ull;
+            else v = (uint64_t)-(int64_t)v;
+        }
+        *slot = emu_ptx_const(c->p, c->f, EMU_CI_IMM, v);
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof sregs / sizeof *sregs; k++)
+        if (peq(s, n, sregs[k].name)) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr); return 1; }
+    emu_sym sym;
+    if (!emu_ptx_lookup(c->p, s, n, &sym)) return emu_ptx_fail(c->p, "unknown name %.*s", n, s);
+    if (sym.kind == EMU_SYM_REG) { *slot = (uint32_t)sym.value; return 1; }
+    if (sym.kind == EMU_SYM_PRED) return emu_ptx_fail(c->p, "the predicate %.*s where a value is expected", n, s);
+    uint32_t base = sym_slot(c, &sym);
+    if (i + 1 < o.e && teq(c, i + 1, "+")) { c->unsupported = 1; }
+    *slot = base;
+    return 1;
+}
+
+static int pred(dctx *c, span o, uint16_t *idx, int *negated)
+{
+    int i = o.s;
+    if (negated) *negated = 0;
+    if (teq(c, i, "!")) { if (negated) *negated = 1; i++; }
+    if (i >= o.e) return emu_ptx_fail(c->p, "an empty predicate operand");
+    emu_sym sym;
+    if (!emu_ptx_lookup(c->p, c->tok[i], c->tl[i], &sym) || sym.kind != EMU_SYM_PRED)
+        return emu_ptx_fail(c->p, "%.*s is not a predicate register", c->tl[i], c->tok[i]);
+    *idx = (uint16_t)sym.value;
+    return 1;
+}
+
+/* Address operand "[base]", "[base+imm]", "[base+-imm]", "[imm]". Sets in->a, in->imm and, for
+ * symbols, what kind of symbol the base is (*kind = EMU_SYM_*; -1 for a register). */
+static int address(dctx *c, span o, emu_insn *in, int *kind, uint64_t *symval)
+{
+    if (!teq(c, o.s, "[") || !teq(c, o.e - 1, "]")) return emu_ptx_fail(c->p, "an address must be in brackets");
+    int i = o.s + 1, e = o.e - 1;
+    *kind = -1;
+    in->imm = 0;
+    if (i >= e) return emu_ptx_fail(c->p, "an empty address");
+    const char *s = c->tok[i]; int n = c->tl[i];
+    if (isdigit((unsigned char)*s)) {
+        uint64_t v;
+        if (!parse_num(s, n, EMU_T_U64, &v)) return emu_ptx_fail(c->p, "bad address %.*s", n, s);
+        in->a = emu_ptx_const(c->p, c->f, EMU_CI_IMM, v);
+        i++;
+    } else {
+        emu_sym sym;
+        if (!emu_ptx_lookup(c->p, s, n, &sym)) return emu_ptx_fail(c->p, "unknown name %.*s", n, s);
+        if (sym.kind == EMU_SYM_REG) in->a = (uint32_t)sym.value;
+        else if (sym.kind == EMU_SYM_KPARAM) { *kind = EMU_SYM_KPARAM; *symval = sym.value; in->a = 0; }
+        else if (sym.kind == EMU_SYM_PRED || sym.kind == EMU_SYM_FUNC) return emu_ptx_fail(c->p, "%.*s is not an address", n, s);
+        else { *kind = sym.kind; *symval = sym.value; in->a = sym_slot(c, &sym); }
+        i++;
+    }
+    if (i < e && teq(c, i, "+")) {
+        i++;
+        int neg = 0;
+        if (teq(c, i, "-")) { neg = 1; i++; }
+        uint64_t v;
+        if (i >= e || !parse_num(c->tok[i], c->tl[i], EMU_T_S64, &v)) return emu_ptx_fail(c->p, "bad address offset");
+        in->imm = neg ? -(int64_t)v : (int64_t)v;
+        i++;
+    } else if (i < e && teq(c, i, "-")) {
+        i++;
+        uint64_t v;
+        if (i >= e || !parse_num(c->tok[i], c->tl[i], EMU_T_S64, &v)) return emu_ptx_fail(c->p, "bad address offset");
+        in->imm = -(int64_t)v;
+        i++;
+    }
+    if (i != e) return emu_ptx_fail(c->p, "an address this emulator does not understand");
+    return 1;
+}
+
+/* "{a, b, c, d}" into in->v[]; returns the count. */
+static int vector(dctx *c, span o, emu_insn *in, int type)
+{
+    if (!teq(c, o.s, "{")) return 0;
+    int k = 0, i = o.s + 1;
+    while (i < o.e - 1 && k < 4) {
+        int j = i;
+        while (j < o.e - 1 && !teq(c, j, ",")) j++;
+        span sub = { i, j };
+        if (j > i && teq(c, i, "_")) in->v[k++] = emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);   /* sink */
+        else if (!value(c, sub, type, &in->v[k++])) return -1;
+        i = j + 1;
+    }
+    return k;
+}
+
+static void split_operands(dctx *c, int from)
+{
+    c->nops = 0;
+    int depth = 0, s = from;
+    for (int i = from; i < c->ntok; i++) {
+        char ch = c->tok[i][0];
+        if (c->tl[i] == 1 && (ch == '[' || ch == '{' || ch == '(')) depth++;
+        if (c->tl[i] == 1 && (ch == ']' || ch == '}' || ch == ')')) depth--;
+        if (c->tl[i] == 1 && ch == ',' && depth == 0) {
+            if (c->nops < 16) c->ops[c->nops++] = (span){ s, i };
+            s = i + 1;
+        }
+    }
+    if (s < c->ntok && c->nops < 16) c->ops[c->nops++] = (span){ s, c->ntok };
+}
+
+/* "%r|%p": value destination with a predicate second destination. */
+static int dest_pair(dctx *c, span o, int type, uint32_t *d, uint16_t *pd)
+{
+    *pd = NONE_P;
+    for (int i = o.s; i < o.e; i++)
+        if (teq(c, i, "|")) {
+            span a = { o.s, i }, b = { i + 1, o.e };
+            if (!value(c, a, type, d)) return 0;
+            return pred(c, b, pd, NULL);
+        }
+    return value(c, o, type, d);
+}
+
+/* ---- Instructions ----------------------------------------------------------------------------------- */
+
+static int emit(emu_func *f, const emu_insn *in)
+{
+    if (f->ncode >= f->capcode) {
+        f->capcode = f->capcode ? 2 * f->capcode : 64;
+        f->code = realloc(f->code, (size_t)f->capcode * sizeof *f->code);
+        if (!f->code) abort();
+    }
+    f->code[f->ncode++] = *in;
+    return 1;
+}
+
+static int unsupported(dctx *c, emu_insn *in, int from)
+{
+    char buf[200];
+    size_t n = 0;
+    for (int i = from; i < c->ntok && n + 2 < sizeof buf; i++) {
+        int w = snprintf(buf + n, sizeof buf - n, "%s%.*s", (i > from && c->tok[i][0] != ',') ? " " : "", c->tl[i], c->tok[i]);
+        if (w < 0) break;
+        n += (size_t)w;
+        if (n >= sizeof buf) { n = sizeof buf - 1; break; }
+    }
+    buf[n] = 0;
+    emu_func *f = c->f;
+    f->texts = realloc(f->texts, (size_t)(f->ntexts + 1) * sizeof *f->texts);
+    if (!f->texts) abort();
+    f->texts[f->ntexts] = strdup(buf);
+    in->text = (uint16_t)(f->ntexts < 65535 ? f->ntexts : 65535);
+    f->ntexts++;
+    in->op = EMU_OP_UNSUPPORTED;
+    return emit(f, in);
+}
+
+static int fast_int(int op, int t)
+{
+    int sz = (int)EMU_TSIZE(t), k = EMU_TKIND(t);
+    if (k == EMU_K_F || k == EMU_K_PRED) return -1;
+    switch (op) {
+    case EMU_OP_ADD: return sz == 4 ? EMU_OP_ADD_I32 : sz == 8 ? EMU_OP_ADD_I64 : -1;
+    case EMU_OP_SUB: return sz == 4 ? EMU_OP_SUB_I32 : sz == 8 ? EMU_OP_SUB_I64 : -1;
+    case EMU_OP_SHL: return sz == 4 ? EMU_OP_SHL_B32 : sz == 8 ? EMU_OP_SHL_B64 : -1;
+    case EMU_OP_SHR:
+        if (sz == 4) return k == EMU_K_S ? EMU_OP_SHR_S32 : EMU_OP_SHR_U32;
+        if (sz == 8) return k == EMU_K_S ? EMU_OP_SHR_S64 : EMU_OP_SHR_U64;
+        return -1;
+    }
+    return -1;
+}
+
+int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, int ntok, uint32_t loc)
+{
+    dctx C = { p, f, tok, tl, ntok, {{0, 0}}, 0, 0 };
+    dctx *c = &C;
+    emu_insn in;
+    memset(&in, 0, sizeof in);
+    in.guard = -1;
+    in.loc = loc;
+    in.t = in.t2 = EMU_T_NONE;
+    in.pd = in.pq = in.pc = NONE_P;
+    in.nvec = 1;
+    in.target = -1;
+    int i = 0;
+    if (teq(c, 0, "@")) {
+        int neg = teq(c, 1, "!");
+        span g = { 1 + neg, 2 + neg };
+        uint16_t gi;
+        if (!pred(c, g, &gi, NULL)) return 0;
+        in.guard = (int16_t)gi;
+        if (neg) in.flags |= EMU_F_NEG_GUARD;
+        i = 2 + neg;
+    }
+    if (i >= ntok) return emu_ptx_fail(p, "a guard without an instruction");
+    int opi = i;
+    /* Split the opcode into parts. */
+    const char *parts[16] = { 0 }; int plen[16] = { 0 }; int np = 0;
+    {
+        const char *s = tok[opi]; int n = tl[opi], st = 0;
+        for (int k = 0; k <= n && np < 16; k++)
+            if (k == n || s[k] == '.') { parts[np] = s + st; plen[np++] = k - st; st = k + 1; }
+    }
+    split_operands(c, opi + 1);
+    const char *mn = parts[0]; int mnl = plen[0];
+    int types[4], nt = 0, cmp = -1, rnd = 0, space = EMU_SP_GENERIC, atomop = -1, boolop = EMU_BOOL_NONE, mw = -1;
+    int shmode = -1, vmode = -1;
+    for (int k = 1; k < np; k++) {
+        const char *s = parts[k]; int n = plen[k];
+        int t = part_type(s, n);
+        if (t >= 0) { if (nt < 4) types[nt++] = t; continue; }
+        if (peq(s, n, "global")) { space = EMU_SP_GLOBAL; continue; }
+        if (peq(s, n, "shared") || peq(s, n, "shared::cta")) { space = EMU_SP_SHARED; continue; }
+        if (peq(s, n, "local")) { space = EMU_SP_LOCAL; continue; }
+        if (peq(s, n, "const")) { space = EMU_SP_CONST; continue; }
+        if (peq(s, n, "param")) { space = EMU_SP_PARAM; continue; }
+        if (peq(s, n, "v2")) { in.nvec = 2; continue; }
+        if (peq(s, n, "v4")) { in.nvec = 4; continue; }
+        if (peq(s, n, "ftz")) { in.flags |= EMU_F_FTZ; continue; }
+        if (peq(s, n, "sat")) { in.flags |= EMU_F_SAT; continue; }
+        if (peq(s, n, "volatile")) { in.flags |= EMU_F_VOLATILE; continue; }
+        if (peq(s, n, "approx") || peq(s, n, "full")) { in.flags |= EMU_F_APPROX; continue; }
+        if (peq(s, n, "NaN")) { in.flags |= EMU_F_NAN; continue; }
+        if (peq(s, n, "to")) { in.flags |= EMU_F_TO; continue; }
+        int r = part_rnd(s, n);
+        if (r) { rnd = r; continue; }
+        if (peq(s, n, "wide")) { mw = EMU_MW_WIDE; continue; }
+        if (peq(s, n, "up")) { shmode = EMU_SH_UP; }
+        if (peq(s, n, "down")) { shmode = EMU_SH_DOWN; }
+        if (peq(s, n, "bfly")) { shmode = EMU_SH_BFLY; }
+        if (peq(s, n, "idx")) { shmode = EMU_SH_IDX; }
+        if (peq(s, n, "all")) vmode = EMU_VO_ALL;
+        if (peq(s, n, "any")) vmode = EMU_VO_ANY;
+        if (peq(s, n, "uni")) vmode = EMU_VO_UNI;
+        if (peq(s, n, "ballot")) vmode = EMU_VO_BALLOT;
+        if (peq(s, n, "lo") && (peq(mn, mnl, "mul") || peq(mn, mnl, "mad"))) { mw = EMU_MW_LO; continue; }
+        if (peq(s, n, "hi") && (peq(mn, mnl, "mul") || peq(mn, mnl, "mad"))) { mw = EMU_MW_HI; continue; }
+        int a = part_atom(s, n);
+        if (a >= 0 && atomop < 0) atomop = a;
+        if (peq(s, n, "and")) boolop = EMU_BOOL_AND;
+        if (peq(s, n, "or")) boolop = EMU_BOOL_OR;
+        if (peq(s, n, "xor")) boolop = EMU_BOOL_XOR;
+        int cm = part_cmp(s, n);
+        if (cm >= 0 && cmp < 0) cmp = cm;
+        /* anything else (sync, aligned, uni, nc, relaxed, gpu, cta, L1::...) changes nothing here */
+    }
+    int t = nt > 0 ? types[nt - 1] : EMU_T_NONE;
+    in.t = (uint8_t)t;
+    in.rnd = (uint8_t)rnd;
+    in.space = (uint8_t)space;
+    span *o = c->ops;
+    int no = c->nops;
+#define NEED(k) do { if (no < (k)) return emu_ptx_fail(p, "%.*s needs %d operands", tl[opi], tok[opi], (k)); } while (0)
+#define V(k, ty, dst) do { if (!value(c, o[k], (ty), (dst))) return 0; } while (0)
+#define M(w) peq(mn, mnl, w)
+
+    if (M("membar") || M("fence") || M("prefetch") || M("prefetchu") || M("nanosleep") || M("pmevent") || M("discard")) {
+        in.op = EMU_OP_NOP; return emit(f, &in);
+    }
+    if (M("bra")) {
+        NEED(1);
+        in.op = EMU_OP_BRA;
+        emu_ptx_label_ref(p, tok[o[0].s], tl[o[0].s], f->ncode);
+        return emit(f, &in);
+    }
+    if (M("ret")) { in.op = f->is_entry ? EMU_OP_EXIT : EMU_OP_RET; return emit(f, &in); }
+    if (M("exit")) { in.op = EMU_OP_EXIT; return emit(f, &in); }
+    if (M("trap") || M("brkpt")) { in.op = EMU_OP_TRAP; return emit(f, &in); }
+    if (M("call")) {
+        /* call[.uni] [(ret),] name[, (args)] */
+        int k = 0, has_ret = 0;
+        if (no >= 2 && teq(c, o[0].s, "(")) { has_ret = 1; k = 1; }
+        NEED(k + 1);
+        if (o[k].e - o[k].s != 1) return unsupported(c, &in, opi);   /* indirect call */
+        in.op = EMU_OP_CALL;
+        int nargs = 0;
+        span args = { 0, 0 };
+        if (no > k + 1 && teq(c, o[k + 1].s, "(")) {
+            args = (span){ o[k + 1].s + 1, o[k + 1].e - 1 };
+            for (int j = args.s; j < args.e; j++) if (!teq(c, j, ",")) nargs++;
+        }
+        in.args = emu_ptx_args(p, nargs + 1);
+        in.nargs = (uint16_t)nargs;
+        emu_sym sym;
+        if (has_ret) {
+            int j = o[0].s + 1;
+            if (!emu_ptx_lookup(p, tok[j], tl[j], &sym) || sym.kind != EMU_SYM_FRAME) { free(in.args); return unsupported(c, &in, opi); }
+            in.args[0] = (uint32_t)sym.value;
+            in.flags |= EMU_F_TO;   /* has a return value */
+        }
+        int a = 1;
+        for (int j = args.s; j < args.e; j++) {
+            if (teq(c, j, ",")) continue;
+            if (!emu_ptx_lookup(p, tok[j], tl[j], &sym) || sym.kind != EMU_SYM_FRAME) { free(in.args); in.args = NULL; return unsupported(c, &in, opi); }
+            in.args[a++] = (uint32_t)sym.value;
+        }
+        emu_ptx_call_ref(p, tok[o[k].s], tl[o[k].s], f->ncode);
+        return emit(f, &in);
+    }
+    if (M("bar") || M("barrier")) {
+        int k = 1;
+        int is_warp = 0, is_red = 0, is_arrive = 0;
+        for (; k < np; k++) {
+            if (peq(parts[k], plen[k], "warp")) is_warp = 1;
+            if (peq(parts[k], plen[k], "red")) is_red = 1;
+            if (peq(parts[k], plen[k], "arrive")) is_arrive = 1;
+        }
+        if (is_warp) {
+            NEED(1);
+            in.op = EMU_OP_WARPSYNC;
+            V(0, EMU_T_B32, &in.e);
+            return emit(f, &in);
+        }
+        if (is_arrive) return unsupported(c, &in, opi);
+        if (is_red) {
+            /* bar.red.popc.u32 d, a{, b}, {!}c ;  bar.red.and.pred p, a{, b}, {!}c */
+            NEED(3);
+            in.op = EMU_OP_BAR_RED;
+            in.mod = (uint8_t)(atomop == EMU_AT_POPC ? EMU_AT_POPC : atomop == EMU_AT_AND ? EMU_AT_AND : EMU_AT_OR);
+            if (in.mod == EMU_AT_POPC) V(0, EMU_T_U32, &in.d);
+            else if (!pred(c, o[0], &in.pd, NULL)) return 0;
+            V(1, EMU_T_U32, &in.a);
+            if (no > 3) V(2, EMU_T_U32, &in.b);
+            int neg;
+            if (!pred(c, o[no - 1], &in.pc, &neg)) return 0;
+            if (neg) in.flags |= EMU_F_NEG_C;
+            return emit(f, &in);
+        }
+        in.op = EMU_OP_BAR;
+        if (no >= 1) V(0, EMU_T_U32, &in.a); else in.a = emu_ptx_const(p, f, EMU_CI_IMM, 0);
+        in.nargs = no >= 2;
+        if (no >= 2) V(1, EMU_T_U32, &in.b);
+        return emit(f, &in);
+    }
+    if (M("mov")) {
+        NEED(2);
+        if (t == EMU_T_PRED) {
+            in.op = EMU_OP_MOV_PRED;
+            if (!pred(c, o[0], &in.pd, NULL)) return 0;
+            if (!pred(c, o[1], &in.pc, NULL)) return 0;
+            return emit(f, &in);
+        }
+        int dy = dyn_sreg(tok[o[1].s], tl[o[1].s]);
+        if (dy >= 0) { in.op = EMU_OP_SREG_DYN; in.mod = (uint8_t)dy; V(0, t, &in.d); return emit(f, &in); }
+        if (teq(c, o[0].s, "{")) {
+            int k = vector(c, o[0], &in, t);
+            if (k < 0) return 0;
+            in.nvec = (uint8_t)k; in.op = EMU_OP_UNPACK; V(1, t, &in.a);
+            return emit(f, &in);
+        }
+        if (teq(c, o[1].s, "{")) {
+            int k = vector(c, o[1], &in, t);
+            if (k < 0) return 0;
+            in.nvec = (uint8_t)k; in.op = EMU_OP_PACK; V(0, t, &in.d);
+            return emit(f, &in);
+        }
+        in.op = EMU_OP_MOV;
+        V(0, t, &in.d); V(1, t, &in.a);
+        if (c->unsupported) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("cvta")) {
+        NEED(2);
+        V(0, t, &in.d); V(1, t, &in.a);
+        if (c->unsupported) return unsupported(c, &in, opi);
+        in.op = (space == EMU_SP_GLOBAL || space == EMU_SP_CONST || space == EMU_SP_GENERIC) ? EMU_OP_MOV : EMU_OP_CVTA;
+        if (space == EMU_SP_PARAM) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("ld") || M("ldu") || M("st")) {
+        NEED(2);
+        int is_st = M("st");
+        span ao = is_st ? o[0] : o[1], vo = is_st ? o[1] : o[0];
+        int kind; uint64_t symval = 0;
+        if (!address(c, ao, &in, &kind, &symval)) return 0;
+        if (c->unsupported) return unsupported(c, &in, opi);
+        in.op = is_st ? EMU_OP_ST : EMU_OP_LD;
+        if (space == EMU_SP_PARAM) {
+            if (kind == EMU_SYM_KPARAM) {
+                if (is_st) return unsupported(c, &in, opi);
+                in.op = EMU_OP_LD_PARAM;
+                in.imm += (int64_t)symval;
+            } else if (kind == EMU_SYM_FRAME) in.space = EMU_SP_LOCAL;
+            else return unsupported(c, &in, opi);
+        }
+        if (space == EMU_SP_CONST) in.space = EMU_SP_GLOBAL;
+        if (t == EMU_T_NONE || t == EMU_T_PRED) return unsupported(c, &in, opi);
+        if (teq(c, vo.s, "{")) {
+            int k = vector(c, vo, &in, t);
+            if (k < 0) return 0;
+            in.nvec = (uint8_t)k;
+        } else {
+            if (in.nvec != 1) return emu_ptx_fail(p, "a vector access needs {...} operands");
+            V(is_st ? 1 : 0, t, &in.v[0]);
+        }
+        if (t == EMU_T_B128) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("atom") || M("red")) {
+        int is_red = M("red");
+        NEED(is_red ? 2 : 3);
+        int k = 0;
+        if (!is_red) { V(0, t, &in.d); k = 1; }
+        int kind; uint64_t symval;
+        if (!address(c, o[k], &in, &kind, &symval)) return 0;
+        if (c->unsupported || kind == EMU_SYM_KPARAM || kind == EMU_SYM_FRAME) return unsupported(c, &in, opi);
+        if (atomop < 0 || atomop == EMU_AT_POPC) return unsupported(c, &in, opi);
+        in.op = is_red ? EMU_OP_RED : EMU_OP_ATOM;
+        in.mod = (uint8_t)atomop;
+        if (space == EMU_SP_CONST || space == EMU_SP_LOCAL || space == EMU_SP_PARAM) return unsupported(c, &in, opi);
+        V(k + 1, t, &in.b);
+        if (atomop == EMU_AT_CAS) { NEED(k + 3); V(k + 2, t, &in.c); }
+        if (t == EMU_T_F16 || EMU_TSIZE(t) < 4 || t == EMU_T_B128) return unsupported(c, &in, opi);
+        if ((atomop == EMU_AT_INC || atomop == EMU_AT_DEC) && t != EMU_T_U32) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("shfl")) {
+        if (no < 5 || shmode < 0) return unsupported(c, &in, opi);   /* the pre-Volta form without .sync */
+        in.op = EMU_OP_SHFL; in.mod = (uint8_t)shmode;
+        if (!dest_pair(c, o[0], EMU_T_B32, &in.d, &in.pd)) return 0;
+        V(1, EMU_T_B32, &in.a); V(2, EMU_T_B32, &in.b); V(3, EMU_T_B32, &in.c); V(4, EMU_T_B32, &in.e);
+        return emit(f, &in);
+    }
+    if (M("vote")) {
+        if (vmode < 0 || no < 3) return unsupported(c, &in, opi);
+        in.op = EMU_OP_VOTE; in.mod = (uint8_t)vmode;
+        if (vmode == EMU_VO_BALLOT) V(0, EMU_T_B32, &in.d);
+        else if (!pred(c, o[0], &in.pd, NULL)) return 0;
+        int neg;
+        if (!pred(c, o[1], &in.pc, &neg)) return 0;
+        if (neg) in.flags |= EMU_F_NEG_C;
+        V(2, EMU_T_B32, &in.e);
+        return emit(f, &in);
+    }
+    if (M("redux")) {
+        NEED(3);
+        if (atomop < 0 || atomop > EMU_AT_XOR) return unsupported(c, &in, opi);
+        in.op = EMU_OP_REDUX; in.mod = (uint8_t)atomop;
+        V(0, t, &in.d); V(1, t, &in.a); V(2, EMU_T_B32, &in.e);
+        return emit(f, &in);
+    }
+    if (M("activemask")) { NEED(1); in.op = EMU_OP_ACTIVEMASK; V(0, EMU_T_B32, &in.d); return emit(f, &in); }
+    if (M("match")) {
+        NEED(3);
+        in.op = EMU_OP_MATCH; in.mod = (uint8_t)(vmode == EMU_VO_ALL ? EMU_VO_ALL : EMU_VO_ANY);
+        if (!dest_pair(c, o[0], EMU_T_B32, &in.d, &in.pd)) return 0;
+        V(1, t, &in.a); V(2, EMU_T_B32, &in.e);
+        return emit(f, &in);
+    }
+    if (M("setp")) {
+        NEED(3);
+        if (cmp < 0 || t == EMU_T_NONE) return unsupported(c, &in, opi);
+        in.mod = (uint8_t)cmp;
+        /* p[|q] */
+        span d0 = o[0];
+        for (int j = d0.s; j < d0.e; j++) if (teq(c, j, "|")) {
+            span a = { d0.s, j }, b = { j + 1, d0.e };
+            if (!pred(c, b, &in.pq, NULL)) return 0;
+            d0 = a;
+            break;
+        }
+        if (!pred(c, d0, &in.pd, NULL)) return 0;
+        V(1, t, &in.a); V(2, t, &in.b);
+        /* ".and" etc. in the opcode also matched the compare names; only a 4th operand makes it a combine */
+        if (no >= 4) {
+            int neg;
+            if (!pred(c, o[3], &in.pc, &neg)) return 0;
+            if (neg) in.flags |= EMU_F_NEG_C;
+            in.nargs = (uint16_t)boolop;
+        }
+        int k = EMU_TKIND(t), sz = (int)EMU_TSIZE(t);
+        in.op = EMU_OP_SETP;
+        if (no < 4 && in.pq == NONE_P && !(in.flags & EMU_F_FTZ)) {
+            if (t == EMU_T_F32) in.op = EMU_OP_SETP_F32;
+            else if (t == EMU_T_F64) in.op = EMU_OP_SETP_F64;
+            else if (sz == 4) in.op = k == EMU_K_S ? EMU_OP_SETP_S32 : EMU_OP_SETP_U32;
+            else if (sz == 8) in.op = k == EMU_K_S ? EMU_OP_SETP_S64 : EMU_OP_SETP_U64;
+        }
+        return emit(f, &in);
+    }
+    if (M("set")) {
+        NEED(3);
+        if (cmp < 0 || nt < 2) return unsupported(c, &in, opi);
+        in.op = EMU_OP_SET; in.mod = (uint8_t)cmp; in.t = (uint8_t)types[0]; in.t2 = (uint8_t)types[1];
+        V(0, types[0], &in.d); V(1, types[1], &in.a); V(2, types[1], &in.b);
+        if (no >= 4) {
+            int neg;
+            if (!pred(c, o[3], &in.pc, &neg)) return 0;
+            if (neg) in.flags |= EMU_F_NEG_C;
+            in.nargs = (uint16_t)boolop;
+        }
+        return emit(f, &in);
+    }
+    if (M("selp")) {
+        NEED(4);
+        in.op = EMU_OP_SELP;
+        V(0, t, &in.d); V(1, t, &in.a); V(2, t, &in.b);
+        if (!pred(c, o[3], &in.pc, NULL)) return 0;
+        return emit(f, &in);
+    }
+    if (M("slct")) {
+        NEED(4);
+        if (nt < 2) return unsupported(c, &in, opi);
+        in.op = EMU_OP_SLCT; in.t = (uint8_t)types[0]; in.t2 = (uint8_t)types[1];
+        V(0, types[0], &in.d); V(1, types[0], &in.a); V(2, types[0], &in.b); V(3, types[1], &in.c);
+        return emit(f, &in);
+    }
+    if (M("cvt")) {
+        NEED(2);
+        if (nt < 2) return unsupported(c, &in, opi);
+        in.t = (uint8_t)types[0]; in.t2 = (uint8_t)types[1];
+        if (in.t == EMU_T_PRED || in.t2 == EMU_T_PRED) return unsupported(c, &in, opi);
+        V(0, types[0], &in.d); V(1, types[1], &in.a);
+        in.op = EMU_OP_CVT;
+        if (!(in.flags & (EMU_F_SAT | EMU_F_FTZ)) && !rnd) {
+            if (in.t == EMU_T_S64 && in.t2 == EMU_T_S32) in.op = EMU_OP_CVT_S64_S32;
+            if (in.t == EMU_T_U64 && in.t2 == EMU_T_U32) in.op = EMU_OP_CVT_U64_U32;
+        }
+        return emit(f, &in);
+    }
+    if (M("and") || M("or") || M("xor") || M("not")) {
+        int is_not = M("not");
+        NEED(is_not ? 2 : 3);
+        if (t == EMU_T_PRED) {
+            in.op = M("and") ? EMU_OP_PRED_AND : M("or") ? EMU_OP_PRED_OR : M("xor") ? EMU_OP_PRED_XOR : EMU_OP_PRED_NOT;
+            int neg;
+            if (!pred(c, o[0], &in.pd, NULL) || !pred(c, o[1], &in.pc, &neg)) return 0;
+            if (neg) return unsupported(c, &in, opi);
+            if (!is_not) { if (!pred(c, o[2], &in.pq, &neg)) return 0; if (neg) return unsupported(c, &in, opi); }
+            return emit(f, &in);
+        }
+        V(0, t, &in.d); V(1, t, &in.a);
+        if (is_not) { in.op = EMU_OP_NOT; return emit(f, &in); }
+        V(2, t, &in.b);
+        in.op = M("and") ? EMU_OP_AND_B : M("or") ? EMU_OP_OR_B : EMU_OP_XOR_B;
+        return emit(f, &in);
+    }
+    /* Arithmetic: d, a[, b[, c]]. */
+    static const struct { const char *w; int op, nsrc; } ar[] = {
+        {"add", EMU_OP_ADD, 2}, {"sub", EMU_OP_SUB, 2}, {"mul", EMU_OP_MUL, 2}, {"mad", EMU_OP_MAD, 3},
+        {"fma", EMU_OP_FMA, 3}, {"div", EMU_OP_DIV, 2}, {"rem", EMU_OP_REM, 2}, {"neg", EMU_OP_NEG, 1},
+        {"abs", EMU_OP_ABS, 1}, {"min", EMU_OP_MIN, 2}, {"max", EMU_OP_MAX, 2}, {"cnot", EMU_OP_CNOT, 1},
+        {"shl", EMU_OP_SHL, 2}, {"shr", EMU_OP_SHR, 2}, {"popc", EMU_OP_POPC, 1}, {"clz", EMU_OP_CLZ, 1},
+        {"brev", EMU_OP_BREV, 1}, {"bfind", EMU_OP_BFIND, 1}, {"bfe", EMU_OP_BFE, 3}, {"bfi", EMU_OP_BFI, 4},
+        {"prmt", EMU_OP_PRMT, 3}, {"sad", EMU_OP_SAD, 3}, {"copysign", EMU_OP_COPYSIGN, 2},
+        {"rcp", EMU_OP_RCP, 1}, {"sqrt", EMU_OP_SQRT, 1}, {"rsqrt", EMU_OP_RSQRT, 1}, {"ex2", EMU_OP_EX2, 1},
+        {"lg2", EMU_OP_LG2, 1}, {"sin", EMU_OP_SIN, 1}, {"cos", EMU_OP_COS, 1}, {"tanh", EMU_OP_TANH, 1},
+        {"testp", EMU_OP_TESTP, 1},
+    };
+    for (size_t k = 0; k < sizeof ar / sizeof *ar; k++) {
+        if (!M(ar[k].w)) continue;
+        if (t == EMU_T_NONE || t == EMU_T_PRED || t == EMU_T_F16) return unsupported(c, &in, opi);
+        in.op = (uint8_t)ar[k].op;
+        if (in.op == EMU_OP_TESTP) {
+            /* testp.op.type p, a: the op is one of finite infinite number notanumber normal subnormal */
+            static const char *tw[] = { "finite", "infinite", "number", "notanumber", "normal", "subnormal" };
+            int which = -1;
+            for (int q = 1; q < np; q++) for (int w = 0; w < 6; w++) if (peq(parts[q], plen[q], tw[w])) which = w;
+            if (which < 0) return unsupported(c, &in, opi);
+            in.mod = (uint8_t)which;
+            NEED(2);
+            if (!pred(c, o[0], &in.pd, NULL)) return 0;
+            V(1, t, &in.a);
+            return emit(f, &in);
+        }
+        /* bfind.shiftamt and prmt's special modes are not implemented: name them rather than guess */
+        for (int q = 1; q < np; q++)
+            if (peq(parts[q], plen[q], "shiftamt") || (in.op == EMU_OP_PRMT && part_type(parts[q], plen[q]) < 0))
+                return unsupported(c, &in, opi);
+        int ns = ar[k].nsrc;
+        NEED(ns + 1);
+        int dt = t;
+        if ((in.op == EMU_OP_MUL || in.op == EMU_OP_MAD) && mw == EMU_MW_WIDE) dt = (t & 0xf0) | ((t & 0x0f) + 1);
+        if (in.op == EMU_OP_POPC || in.op == EMU_OP_CLZ || in.op == EMU_OP_BFIND) dt = EMU_T_U32;
+        V(0, dt, &in.d);
+        int srct = t;
+        V(1, srct, &in.a);
+        int bt = (in.op == EMU_OP_SHL || in.op == EMU_OP_SHR) ? EMU_T_U32 : t;
+        if (in.op == EMU_OP_BFE) bt = EMU_T_U32;
+        if (ns >= 2) V(2, bt, &in.b);
+        if (ns >= 3) {
+            int ct = (in.op == EMU_OP_MAD && mw == EMU_MW_WIDE) ? dt : (in.op == EMU_OP_BFE || in.op == EMU_OP_BFI) ? EMU_T_U32 : t;
+            V(3, ct, &in.c);
+        }
+        if (ns >= 4) V(4, EMU_T_U32, &in.e);
+        if (EMU_TKIND(t) != EMU_K_F) {
+            if (in.op == EMU_OP_MUL || in.op == EMU_OP_MAD) {
+                if (mw < 0) return unsupported(c, &in, opi);
+                in.mod = (uint8_t)mw;
+            }
+            if (in.op == EMU_OP_FMA) return unsupported(c, &in, opi);
+        }
+        if (c->unsupported) return unsupported(c, &in, opi);
+        /* Fast paths. */
+        int sz = (int)EMU_TSIZE(t), kind = EMU_TKIND(t);
+        int plain = !(in.flags & (EMU_F_FTZ | EMU_F_SAT)) && (rnd == 0 || rnd == EMU_RND_RN);
+        if (kind != EMU_K_F && !(in.flags & EMU_F_SAT)) {
+            int fo = fast_int(in.op, t);
+            if (fo >= 0) in.op = (uint8_t)fo;
+            if (in.op == EMU_OP_MUL && mw == EMU_MW_LO && sz >= 4) in.op = sz == 4 ? EMU_OP_MUL_LO_I32 : EMU_OP_MUL_LO_I64;
+            else if (in.op == EMU_OP_MUL && mw == EMU_MW_WIDE && sz == 4) in.op = kind == EMU_K_S ? EMU_OP_MUL_WIDE_S32 : EMU_OP_MUL_WIDE_U32;
+            else if (in.op == EMU_OP_MAD && mw == EMU_MW_LO && sz >= 4) in.op = sz == 4 ? EMU_OP_MAD_LO_I32 : EMU_OP_MAD_LO_I64;
+        } else if (t == EMU_T_F32 && plain) {
+            if (in.op == EMU_OP_ADD) in.op = EMU_OP_ADD_F32;
+            else if (in.op == EMU_OP_SUB) in.op = EMU_OP_SUB_F32;
+            else if (in.op == EMU_OP_MUL) in.op = EMU_OP_MUL_F32;
+            else if ((in.op == EMU_OP_FMA || (in.op == EMU_OP_MAD && rnd == EMU_RND_RN))) in.op = EMU_OP_FMA_F32;
+            else if (in.op == EMU_OP_MIN && !(in.flags & EMU_F_NAN)) in.op = EMU_OP_MIN_F32;
+            else if (in.op == EMU_OP_MAX && !(in.flags & EMU_F_NAN)) in.op = EMU_OP_MAX_F32;
+        } else if (t == EMU_T_F64 && plain) {
+            if (in.op == EMU_OP_ADD) in.op = EMU_OP_ADD_F64;
+            else if (in.op == EMU_OP_MUL) in.op = EMU_OP_MUL_F64;
+            else if (in.op == EMU_OP_FMA || in.op == EMU_OP_MAD) in.op = EMU_OP_FMA_F64;
+        }
+        return emit(f, &in);
+    }
+    if (M("lop3") || M("shf")) {
+        /* lop3.b32 d, a, b, c, lut ; shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: generic helpers */
+        int is_lop = M("lop3");
+        NEED(is_lop ? 5 : 4);
+        V(0, t, &in.d); V(1, t, &in.a); V(2, t, &in.b); V(3, t, &in.c);
+        if (is_lop) {
+            V(4, EMU_T_U32, &in.e);
+            in.op = EMU_OP_LOP3;
+        } else {
+            int left = 0, clampm = 0;
+            for (int q = 1; q < np; q++) { if (peq(parts[q], plen[q], "l")) left = 1; if (peq(parts[q], plen[q], "clamp")) clampm = 1; }
+            in.op = EMU_OP_SHF; in.mod = (uint8_t)(left | clampm << 1);
+        }
+        return emit(f, &in);
+    }
+    return unsupported(c, &in, opi);
+}

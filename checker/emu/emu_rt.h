@@ -1,0 +1,112 @@
+/* emu_rt.h - the runtime half's internal declarations: the emulated device, error state, registry. */
+#ifndef EMU_RT_H
+#define EMU_RT_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu.h"
+
+/* ---- The emulated device: one table of limits, used by the launch checks and the properties ------ */
+
+#define EMU_DEVICE_NAME            "CUDA emulator (CPU)"
+#define EMU_CC_MAJOR               9
+#define EMU_CC_MINOR               0
+#define EMU_SM_COUNT               16
+#define EMU_WARP_SIZE              32
+#define EMU_MAX_THREADS_PER_BLOCK  1024
+#define EMU_MAX_BLOCK_X            1024
+#define EMU_MAX_BLOCK_Y            1024
+#define EMU_MAX_BLOCK_Z            64
+#define EMU_MAX_GRID_X             2147483647u
+#define EMU_MAX_GRID_YZ            65535u
+#define EMU_SHARED_PER_BLOCK       (48u * 1024u)    /* without opting in */
+#define EMU_SHARED_PER_BLOCK_OPTIN (99u * 1024u)    /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
+#define EMU_SHARED_PER_SM          (100u * 1024u)
+#define EMU_THREADS_PER_SM         2048
+#define EMU_BLOCKS_PER_SM          32
+#define EMU_REGS_PER_SM            65536
+#define EMU_REGS_PER_THREAD        32               /* assumed: PTX has no register allocation */
+#define EMU_CONST_MEM              (64u * 1024u)
+#define EMU_L2_BYTES               (4u * 1024u * 1024u)
+#define EMU_MEM_CAP                ((size_t)8 << 30) /* total device memory, before the host's own limit */
+
+/* ---- Error state (emu_errors.c) ---------------------------------------------------------------------- */
+
+/* Records err as the last error (what cudaGetLastError returns) and returns it. */
+cudaError_t emu_rt_fail(cudaError_t err);
+
+/* The context's sticky error, if any. A kernel's fatal error is pending until the next call that would
+ * synchronise on a GPU; this call makes it sticky (and the last error). Returns cudaSuccess if none. */
+cudaError_t emu_rt_status(void);
+
+/* A kernel ended with err: sticky codes wait for the next synchronising call, others become the last
+ * error at once. Returns what the launch call itself should return. */
+cudaError_t emu_rt_kernel_error(cudaError_t err);
+
+/* Forget every error (cudaDeviceReset). */
+void emu_rt_errors_reset(void);
+
+/* ---- Findings and metrics (emu_findings.c) ------------------------------------------------------------ */
+
+void emu_rt_metrics_add(const emu_metrics *m);
+
+/* ---- Device memory (emu_mem.c) ------------------------------------------------------------------------ */
+
+enum emu_mem_kind { EMU_MEM_DEVICE, EMU_MEM_HOST, EMU_MEM_MANAGED, EMU_MEM_MODULE };
+
+/* Allocates size bytes of the given kind and registers them. Returns cudaErrorMemoryAllocation when
+ * the emulator's total or the host cannot hold them (and then records a finding naming who asked). */
+cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, const char *who);
+
+/* Frees an allocation that starts exactly at p and has the given kind; cudaErrorInvalidValue otherwise. */
+cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who);
+
+/* The kind of the allocation holding addr (meaningful only when emu_mem_lookup found one). */
+enum emu_mem_kind emu_rt_mem_kind(const emu_alloc *a);
+
+/* Marks [addr, addr+len) of a as written (or copies the flags of another range). */
+void emu_rt_mem_mark(emu_alloc *a, uintptr_t addr, size_t len);
+void emu_rt_mem_copy_marks(emu_alloc *dst, uintptr_t daddr, const emu_alloc *src, uintptr_t saddr,
+                           size_t len);
+
+/* Bytes in use and the most the emulator will hand out. */
+size_t emu_rt_mem_used(void);
+size_t emu_rt_mem_total(void);
+
+/* Frees every runtime-owned allocation (cudaDeviceReset). */
+void emu_rt_mem_reset(void);
+
+/* ---- Registration and launches (emu_runtime.c) --------------------------------------------------------- */
+
+typedef struct emu_rt_function emu_rt_function;
+
+/* The registered kernel whose host stub is host_fun, or NULL. */
+emu_rt_function *emu_rt_function_find(const void *host_fun);
+
+/* The kernel, loading its module on first use; NULL with *err set (and a finding) if it cannot run. */
+const emu_kernel *emu_rt_function_kernel(emu_rt_function *f, cudaError_t *err);
+
+/* The opt-in for dynamic shared memory set with cudaFuncSetAttribute (0 when never set). */
+int emu_rt_function_max_dynamic_shared(const emu_rt_function *f);
+void emu_rt_function_set_max_dynamic_shared(emu_rt_function *f, int bytes);
+
+/* The device storage of a registered __device__/__constant__ variable, by its host shadow's address;
+ * its size and name too. NULL with *err set (and a finding) if there is none. */
+void *emu_rt_symbol(const void *symbol, size_t *size, const char **name, cudaError_t *err);
+
+/* Frees every loaded module, so the next use reloads it with fresh __device__ variables. */
+void emu_rt_modules_reset(void);
+
+/* ---- Fat binaries (emu_fatbin.c) ----------------------------------------------------------------------- */
+
+/* Finds the PTX in a __fatBinC_Wrapper_t. Returns 0 and the text, or -1 and a sentence in err. */
+int emu_fatbin_ptx(const void *wrapper, const char **ptx, size_t *len, char *err, size_t errlen);
+
+/* ---- Streams (emu_events.c) ----------------------------------------------------------------------------- */
+
+/* Whether s is the default stream or a live stream from cudaStreamCreate. */
+int emu_rt_stream_valid(cudaStream_t s);
+
+#endif

@@ -1,0 +1,438 @@
+/* emu_runtime.c - what nvcc's host stubs call: registration of fat binaries, kernels and variables,
+ * the <<<...>>> call configuration, and launches (checked against the device's limits, then run). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_rt.h"
+
+/* ---- Messages ----------------------------------------------------------------------------------------- */
+
+static const char emu_msg_no_image[] = "kernel %s cannot run: %s";
+static const char emu_msg_bad_ptx[] = "the emulator cannot load this program's PTX: %s";
+static const char emu_msg_not_in_ptx[] =
+    "kernel %s is registered by the host code but missing from the program's PTX";
+static const char emu_msg_unknown_fn[] =
+    "a kernel launch named %p, which is not a __global__ function of this program";
+static const char emu_msg_block_zero[] =
+    "kernel %s was launched with %s = (%u, %u, %u): every dimension must be at least 1";
+static const char emu_msg_block_dim[] =
+    "kernel %s was launched with blockDim.%c = %u; the limit is %u";
+static const char emu_msg_block_threads[] =
+    "kernel %s was launched with %llu threads per block (%u x %u x %u); a block holds at most %d threads";
+static const char emu_msg_grid_dim[] =
+    "kernel %s was launched with gridDim.%c = %u; the limit is %u";
+static const char emu_msg_shared[] =
+    "kernel %s needs %zu bytes of shared memory per block (%zu static + %zu dynamic); the limit is %zu%s";
+static const char emu_msg_shared_optin[] =
+    " (a kernel may opt in to up to %u with cudaFuncSetAttribute(kernel, "
+    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))";
+static const char emu_msg_bad_stream[] =
+    "kernel %s was launched on a stream that was never created or is already destroyed";
+static const char emu_msg_no_args[] =
+    "kernel %s takes %d parameters but the launch passed no argument array";
+static const char emu_msg_config_overflow[] =
+    "too many nested <<<...>>> configurations: the emulator keeps %d";
+static const char emu_msg_unknown_symbol[] =
+    "%p is not a __device__ or __constant__ variable of this program (pass the variable itself, "
+    "not its address or a pointer to it)";
+static const char emu_msg_symbol_missing[] =
+    "variable %s is registered by the host code but missing from the program's PTX";
+static const char emu_msg_managed_missing[] =
+    "__managed__ variable %s has no storage in the program's PTX; host code sees a zeroed stand-in";
+
+/* ---- The registry ------------------------------------------------------------------------------------- */
+
+/* One fat binary: one per translation unit, its module loaded on first use. */
+typedef struct emu_rt_binary {
+    const void *wrapper;
+    emu_module *module;
+    int tried;                 /* a load was attempted; its outcome is cached */
+    cudaError_t load_error;
+    char load_message[512];
+    struct emu_rt_binary *next;
+} emu_rt_binary;
+
+#define EMU_FUNCTION_MAGIC 0x6b65726eu  /* "kern": tells a real cudaKernel_t from garbage */
+
+struct emu_rt_function {
+    unsigned magic;
+    const void *host_fun;      /* the host stub: what <<<>>> and cudaLaunchKernel name */
+    const char *entry;         /* the mangled PTX entry name */
+    emu_rt_binary *bin;
+    const emu_kernel *kernel;  /* NULL until the module is loaded */
+    int max_dynamic_shared;    /* cudaFuncAttributeMaxDynamicSharedMemorySize, 0 when unset */
+    struct emu_rt_function *next;
+};
+
+typedef struct emu_rt_var {
+    const void *host_var;      /* the host shadow: what cudaMemcpyToSymbol names */
+    const char *name;
+    size_t size;
+    void **managed_ptr;        /* __managed__ variables: where host code looks for the storage */
+    emu_rt_binary *bin;
+    struct emu_rt_var *next;
+} emu_rt_var;
+
+static emu_rt_binary *emu_binaries;
+static emu_rt_function *emu_functions;
+static emu_rt_var *emu_vars;
+
+/* Host code reaches a __managed__ variable through a pointer the runtime sets. It must never be
+ * NULL once host code asks (that would crash the learner's program), so a failed load gets a stand-in. */
+static void emu_bind_managed(emu_rt_binary *b)
+{
+    for (emu_rt_var *v = emu_vars; v; v = v->next) {
+        if (v->bin != b || !v->managed_ptr) continue;
+        void *p = b->module ? emu_module_global(b->module, v->name, NULL) : NULL;
+        if (!p) {
+            if (b->module) emu_finding(emu_msg_managed_missing, v->name);
+            p = calloc(1, v->size ? v->size : 1);
+        }
+        *v->managed_ptr = p;
+    }
+}
+
+static int emu_binary_has_managed(const emu_rt_binary *b)
+{
+    for (emu_rt_var *v = emu_vars; v; v = v->next)
+        if (v->bin == b && v->managed_ptr) return 1;
+    return 0;
+}
+
+/* Loads the binary's module once; afterwards returns the cached outcome. */
+static cudaError_t emu_binary_load(emu_rt_binary *b)
+{
+    if (b->tried) return b->load_error;
+    b->tried = 1;
+    const char *ptx;
+    size_t len;
+    char err[400];
+    if (emu_fatbin_ptx(b->wrapper, &ptx, &len, err, sizeof err) != 0) {
+        snprintf(b->load_message, sizeof b->load_message, "%s", err);
+        emu_bind_managed(b);
+        return b->load_error = cudaErrorNoKernelImageForDevice;
+    }
+    err[0] = '\0';
+    b->module = emu_module_load(ptx, len, err, sizeof err);
+    if (!b->module) {
+        snprintf(b->load_message, sizeof b->load_message, emu_msg_bad_ptx, err[0] ? err : "no reason given");
+        emu_bind_managed(b);
+        return b->load_error = cudaErrorInvalidPtx;
+    }
+    b->load_error = cudaSuccess;
+    emu_bind_managed(b);
+    return cudaSuccess;
+}
+
+void emu_rt_modules_reset(void)
+{
+    for (emu_rt_function *f = emu_functions; f; f = f->next) f->kernel = NULL;
+    for (emu_rt_binary *b = emu_binaries; b; b = b->next) {
+        if (b->module) emu_module_free(b->module);
+        b->module = NULL;
+        b->tried = 0;
+        /* Host code reads a __managed__ variable's pointer at every use: give it the new storage now. */
+        if (emu_binary_has_managed(b)) emu_binary_load(b);
+    }
+}
+
+emu_rt_function *emu_rt_function_find(const void *host_fun)
+{
+    for (emu_rt_function *f = emu_functions; f; f = f->next)
+        if (f->host_fun == host_fun) return f;
+    return NULL;
+}
+
+const emu_kernel *emu_rt_function_kernel(emu_rt_function *f, cudaError_t *err)
+{
+    if (f->kernel) return f->kernel;
+    *err = emu_binary_load(f->bin);
+    if (*err != cudaSuccess) {
+        if (*err == cudaErrorNoKernelImageForDevice) emu_finding(emu_msg_no_image, f->entry, f->bin->load_message);
+        else emu_finding("%s", f->bin->load_message);
+        return NULL;
+    }
+    f->kernel = emu_module_kernel(f->bin->module, f->entry);
+    if (!f->kernel) {
+        emu_finding(emu_msg_not_in_ptx, f->entry);
+        *err = cudaErrorInvalidDeviceFunction;
+    }
+    return f->kernel;
+}
+
+int emu_rt_function_max_dynamic_shared(const emu_rt_function *f) { return f->max_dynamic_shared; }
+void emu_rt_function_set_max_dynamic_shared(emu_rt_function *f, int bytes) { f->max_dynamic_shared = bytes; }
+
+void *emu_rt_symbol(const void *symbol, size_t *size, const char **name, cudaError_t *err)
+{
+    emu_rt_var *v = emu_vars;
+    while (v && v->host_var != symbol) v = v->next;
+    if (!v) {
+        emu_finding(emu_msg_unknown_symbol, symbol);
+        *err = cudaErrorInvalidSymbol;
+        return NULL;
+    }
+    *err = emu_binary_load(v->bin);
+    if (*err != cudaSuccess) {
+        emu_finding("%s", v->bin->load_message);
+        return NULL;
+    }
+    size_t sz = 0;
+    void *p = emu_module_global(v->bin->module, v->name, &sz);
+    if (!p) {
+        emu_finding(emu_msg_symbol_missing, v->name);
+        *err = cudaErrorInvalidSymbol;
+        return NULL;
+    }
+    if (size) *size = sz ? sz : v->size;
+    if (name) *name = v->name;
+    return p;
+}
+
+/* ---- Registration: called by constructors that nvcc puts in every object with device code -------- */
+
+void **__cudaRegisterFatBinary(void *fat_cubin)
+{
+    emu_rt_binary *b = calloc(1, sizeof *b);
+    if (!b) { fprintf(stderr, "emulator: out of host memory at program start\n"); exit(1); }
+    b->wrapper = fat_cubin;
+    b->next = emu_binaries;
+    emu_binaries = b;
+    return (void **)b;  /* the handle: host code only passes it back */
+}
+
+void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
+
+void __cudaUnregisterFatBinary(void **handle)
+{
+    emu_rt_binary *b = (emu_rt_binary *)handle;
+    if (!b) return;
+    if (b->module) emu_module_free(b->module);
+    b->module = NULL;
+    b->tried = 1;  /* the program is ending: do not reload */
+    b->load_error = cudaErrorCudartUnloading;
+    snprintf(b->load_message, sizeof b->load_message, "the program is exiting");
+    for (emu_rt_function *f = emu_functions; f; f = f->next)
+        if (f->bin == b) f->kernel = NULL;
+}
+
+void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun, const char *device_name,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bdim, dim3 *gdim, int *wsize)
+{
+    (void)device_fun; (void)thread_limit; (void)tid; (void)bid; (void)bdim; (void)gdim; (void)wsize;
+    emu_rt_function *f = calloc(1, sizeof *f);
+    if (!f) return;
+    f->magic = EMU_FUNCTION_MAGIC;
+    f->host_fun = host_fun;
+    f->entry = device_name;
+    f->bin = (emu_rt_binary *)handle;
+    f->next = emu_functions;
+    emu_functions = f;
+}
+
+static void emu_register_var(void **handle, const void *host_var, const char *name, size_t size,
+                             void **managed_ptr)
+{
+    emu_rt_var *v = calloc(1, sizeof *v);
+    if (!v) return;
+    v->host_var = host_var;
+    v->name = name;
+    v->size = size;
+    v->managed_ptr = managed_ptr;
+    v->bin = (emu_rt_binary *)handle;
+    v->next = emu_vars;
+    emu_vars = v;
+}
+
+void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *device_name,
+                       int ext, size_t size, int constant, int global)
+{
+    (void)device_address; (void)ext; (void)constant; (void)global;
+    emu_register_var(handle, host_var, device_name, size, NULL);
+}
+
+void __cudaRegisterManagedVar(void **handle, void **host_var_ptr, char *device_address,
+                              const char *device_name, int ext, size_t size, int constant, int global)
+{
+    (void)device_address; (void)ext; (void)constant; (void)global;
+    emu_register_var(handle, host_var_ptr, device_name, size, host_var_ptr);
+}
+
+/* Called before host code touches a __managed__ variable: its storage must exist by then. */
+char __cudaInitModule(void **handle)
+{
+    return emu_binary_load((emu_rt_binary *)handle) == cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *host_fun)
+{
+    emu_rt_function *f = emu_rt_function_find(host_fun);
+    if (kernel) *kernel = (cudaKernel_t)f;
+    return f ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
+/* ---- The call configuration: <<<grid, block, shared, stream>>> pushes, the stub pops ------------- */
+
+#define EMU_CONFIG_DEPTH 8
+
+typedef struct { dim3 grid, block; size_t shared; cudaStream_t stream; } emu_config;
+
+static _Thread_local emu_config emu_configs[EMU_CONFIG_DEPTH];
+static _Thread_local int emu_nconfigs;
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st *stream)
+{
+    if (emu_nconfigs == EMU_CONFIG_DEPTH) {
+        emu_finding(emu_msg_config_overflow, EMU_CONFIG_DEPTH);
+        emu_rt_fail(cudaErrorLaunchFailure);
+        return 1;  /* nonzero: the <<<>>> expression skips the call */
+    }
+    emu_configs[emu_nconfigs++] = (emu_config){grid, block, shared, stream};
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shared, void *stream)
+{
+    if (emu_nconfigs == 0) return emu_rt_fail(cudaErrorMissingConfiguration);
+    emu_config c = emu_configs[--emu_nconfigs];
+    *grid = c.grid;
+    *block = c.block;
+    *shared = c.shared;
+    *(cudaStream_t *)stream = c.stream;
+    return cudaSuccess;
+}
+
+/* ---- Launches ------------------------------------------------------------------------------------------ */
+
+/* Checks the configuration against the device's limits; records a finding for the first broken one. */
+static cudaError_t emu_check_config(const emu_rt_function *f, const emu_kernel *k, dim3 g, dim3 b,
+                                    size_t dynamic_shared)
+{
+    const char *name = emu_kernel_name(k);
+    if (!b.x || !b.y || !b.z) {
+        emu_finding(emu_msg_block_zero, name, "blockDim", b.x, b.y, b.z);
+        return cudaErrorInvalidConfiguration;
+    }
+    if (!g.x || !g.y || !g.z) {
+        emu_finding(emu_msg_block_zero, name, "gridDim", g.x, g.y, g.z);
+        return cudaErrorInvalidConfiguration;
+    }
+    const unsigned blim[3] = {EMU_MAX_BLOCK_X, EMU_MAX_BLOCK_Y, EMU_MAX_BLOCK_Z};
+    const unsigned bval[3] = {b.x, b.y, b.z};
+    for (int i = 0; i < 3; i++)
+        if (bval[i] > blim[i]) {
+            emu_finding(emu_msg_block_dim, name, "xyz"[i], bval[i], blim[i]);
+            return cudaErrorInvalidConfiguration;
+        }
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (threads > EMU_MAX_THREADS_PER_BLOCK) {
+        emu_finding(emu_msg_block_threads, name, threads, b.x, b.y, b.z, EMU_MAX_THREADS_PER_BLOCK);
+        return cudaErrorInvalidConfiguration;
+    }
+    const unsigned glim[3] = {EMU_MAX_GRID_X, EMU_MAX_GRID_YZ, EMU_MAX_GRID_YZ};
+    const unsigned gval[3] = {g.x, g.y, g.z};
+    for (int i = 0; i < 3; i++)
+        if (gval[i] > glim[i]) {
+            emu_finding(emu_msg_grid_dim, name, "xyz"[i], gval[i], glim[i]);
+            return cudaErrorInvalidConfiguration;
+        }
+    size_t stat = emu_kernel_static_shared(k);
+    size_t limit = EMU_SHARED_PER_BLOCK;
+    if (f->max_dynamic_shared > 0 && stat + (size_t)f->max_dynamic_shared > limit)
+        limit = stat + (size_t)f->max_dynamic_shared;
+    if (stat + dynamic_shared > limit) {
+        char optin[200] = "";
+        if (stat + dynamic_shared <= EMU_SHARED_PER_BLOCK_OPTIN)
+            snprintf(optin, sizeof optin, emu_msg_shared_optin, EMU_SHARED_PER_BLOCK_OPTIN);
+        emu_finding(emu_msg_shared, name, stat + dynamic_shared, stat, dynamic_shared, limit, optin);
+        return cudaErrorInvalidValue;  /* what a GPU's runtime returns for too much shared memory */
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t emu_launch_function(emu_rt_function *f, dim3 grid, dim3 block, void **args,
+                                       size_t shared, cudaStream_t stream)
+{
+    /* After a fatal kernel error the context is gone: no further kernel runs. */
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    if (!f || f->magic != EMU_FUNCTION_MAGIC) {
+        emu_finding(emu_msg_unknown_fn, (const void *)f);
+        return emu_rt_fail(cudaErrorInvalidDeviceFunction);
+    }
+    const emu_kernel *k = emu_rt_function_kernel(f, &err);
+    if (!k) return emu_rt_fail(err);
+    if (!emu_rt_stream_valid(stream)) {
+        emu_finding(emu_msg_bad_stream, emu_kernel_name(k));
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
+    err = emu_check_config(f, k, grid, block, shared);
+    if (err != cudaSuccess) return emu_rt_fail(err);
+    int nparams = emu_kernel_param_count(k);
+    if (nparams > 0 && !args) {
+        emu_finding(emu_msg_no_args, emu_kernel_name(k), nparams);
+        return emu_rt_fail(cudaErrorInvalidValue);
+    }
+
+    emu_launch_result r;
+    memset(&r, 0, sizeof r);
+    emu_launch(k, (emu_dim3){grid.x, grid.y, grid.z}, (emu_dim3){block.x, block.y, block.z}, shared, args, &r);
+    emu_rt_metrics_add(&r.metrics);
+    return emu_rt_kernel_error((cudaError_t)r.error);
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shared,
+                               cudaStream_t stream)
+{
+    return emu_launch_function((emu_rt_function *)kernel, grid, block, args, shared, stream);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shared,
+                                    cudaStream_t stream)
+{
+    return __cudaLaunchKernel(kernel, grid, block, args, shared, stream);
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                             cudaStream_t stream)
+{
+    emu_rt_function *f = emu_rt_function_find(func);
+    if (!f) {
+        cudaError_t err = emu_rt_status();
+        if (err != cudaSuccess) return err;
+        emu_finding(emu_msg_unknown_fn, func);
+        return emu_rt_fail(cudaErrorInvalidDeviceFunction);
+    }
+    return emu_launch_function(f, grid, block, args, shared, stream);
+}
+
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                  cudaStream_t stream)
+{
+    return cudaLaunchKernel(func, grid, block, args, shared, stream);
+}
+
+static const char emu_msg_coop_too_large[] =
+    "cooperative launch of kernel %s asks for %llu blocks, but only %d x %d SMs = %d can be resident at once";
+
+/* A cooperative launch must fit on the device at once, so that grid.sync() can wait for every block. */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                        cudaStream_t stream)
+{
+    emu_rt_function *f = emu_rt_function_find(func);
+    cudaError_t err = cudaSuccess;
+    const emu_kernel *k = f ? emu_rt_function_kernel(f, &err) : NULL;
+    if (k && block.x && block.y && block.z && (unsigned long long)block.x * block.y * block.z <= 1024) {
+        int per_sm = 0;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(block.x * block.y * block.z),
+                                                            shared);
+        unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+        if (err == cudaSuccess && blocks > (unsigned long long)per_sm * EMU_SM_COUNT) {
+            emu_finding(emu_msg_coop_too_large, emu_kernel_name(k), blocks, per_sm, EMU_SM_COUNT,
+                        per_sm * EMU_SM_COUNT);
+            return emu_rt_fail(cudaErrorCooperativeLaunchTooLarge);
+        }
+    }
+    return cudaLaunchKernel(func, grid, block, args, shared, stream);
+}

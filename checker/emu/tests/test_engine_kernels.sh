@@ -1,0 +1,79 @@
+#!/bin/sh
+# test_engine_kernels.sh - the engine on real nvcc PTX: one small kernel per instruction family and per
+# diagnosis (tests/kernels/*.cu), each checked against a known answer and, for bugs, the expected finding.
+# Run by run_tests.sh (make emu-test) with BUILD, CC, NVCC, EMU_CFLAGS and EMU_LIB set.
+: "${BUILD:=build}" "${CC:=cc}" "${NVCC:=nvcc}" "${EMU_LIB:=$BUILD/emu/libcudaemu.a}"
+: "${EMU_CFLAGS:=-std=c11 -O2 -Wall -Wextra}"
+dir=$(dirname "$0")
+out="$BUILD/emu/tests/engine"
+mkdir -p "$out"
+$CC $EMU_CFLAGS "$dir/engine_driver.c" "$EMU_LIB" -lstdc++ -lm -o "$out/engine_driver" || { echo "engine_driver does not build"; exit 1; }
+for cu in "$dir"/kernels/*.cu; do
+    name=$(basename "$cu" .cu)
+    $NVCC -ptx -lineinfo -arch=compute_90 -O3 "$cu" -o "$out/$name.ptx" || { echo "nvcc failed on $cu"; exit 1; }
+done
+fails=0
+export EMU_BUDGET=100000000   # the endless loop gives up after 1e8 warp instructions, not 2e9
+# check NAME FILE ENTRY "GRID BLOCK SHARED ARGS..." "EXPECTED STDOUT (lines joined by |)" ["FINDING SUBSTRING"]
+check() {
+    name=$1 file=$2 entry=$3 args=$4 want=$5 finding=$6
+    # shellcheck disable=SC2086
+    "$out/engine_driver" "$out/$file.ptx" "$entry" $args >"$out/$name.out" 2>"$out/$name.err"
+    got=$(tr '\n' '|' <"$out/$name.out" | sed 's/|$//')
+    if [ "$got" != "$want" ]; then
+        echo "FAIL engine $name: got '$got', expected '$want'"; sed 's/^/    /' "$out/$name.err" | head -5
+        fails=$((fails + 1)); return
+    fi
+    if [ -n "$finding" ] && ! grep -qF -- "$finding" "$out/$name.err"; then
+        echo "FAIL engine $name: no finding containing '$finding'; stderr:"; sed 's/^/    /' "$out/$name.err" | head -5
+        fails=$((fails + 1)); return
+    fi
+    if [ -z "$finding" ] && [ -s "$out/$name.err" ]; then
+        echo "FAIL engine $name: unexpected findings:"; sed 's/^/    /' "$out/$name.err" | head -5
+        fails=$((fails + 1)); return
+    fi
+    echo "ok engine $name"
+}
+
+# sums (atomics, trees, unrolled, shuffles, cooperative groups, redux, vector loads)
+check atomic_sum atomic_sum _Z10atomic_sumPKiPii "4 256 0 in:i32:1000:iota out:i32:1 i=1000" "error 0|out0: 499500"
+check v1_interleaved tree_interleaved _Z9reduce_v1PKiPii "4 256 1024 in:i32:1000:iota out:i32:4 i=1000" "error 0|out0: 32640 98176 163712 204972"
+# v1 assumes a power-of-two block: with 7 threads, thread 6 reads sdata[6 + 1]
+check v1_odd_block tree_interleaved _Z9reduce_v1PKiPii "3 7 28 in:i32:20:iota out:i32:3 i=20" "error 700|out0: 0 0 0" "out-of-bounds shared memory read of 4 bytes at byte 28"
+check v4_syncwarp tree_sequential _Z18reduce_v4_syncwarpPKiPij "2 256 1024 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684"
+check v4_volatile_race tree_sequential _Z18reduce_v4_volatilePKiPij "2 256 1024 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684" "without __syncwarp() above happened"
+check v5_32 unroll_template _Z9reduce_v5ILj32EEvPKiPij "3 32 0 in:i32:100:iota out:i32:3 u=100" "error 0|out0: 2016 2934 0"
+check v5_64 unroll_template _Z9reduce_v5ILj64EEvPKiPij "1 64 0 in:i32:100:iota out:i32:1 u=100" "error 0|out0: 4950"
+check v5_256 unroll_template _Z9reduce_v5ILj256EEvPKiPij "2 256 0 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684"
+check v5_1024 unroll_template _Z9reduce_v5ILj1024EEvPKiPij "1 1024 0 in:i32:2048:ones out:i32:1 u=2048" "error 0|out0: 2048"
+check v6_shuffle shuffle_grid _Z9reduce_v6PKiPij "3 128 0 in:i32:1000:neg out:i32:1 u=1000" "error 0|out0: -500500"
+check v6_one_element shuffle_grid _Z9reduce_v6PKiPij "3 128 0 in:i32:1:ones out:i32:1 u=1" "error 0|out0: 1"
+check cg_reduce coop_redux _Z9reduce_cgPKiPij "3 96 0 in:i32:1000:iota out:i32:1 u=1000" "error 0|out0: 499500"
+check redux_sync coop_redux _Z12reduce_reduxPKjPjj "3 128 0 in:u32:1000:iota out:u32:1 u=1000" "error 0|out0: 499500"
+check int4_loads vec4 _Z11reduce_int4PKiPxj "2 64 0 in:i32:1003:iota out:i64:1 u=1003" "error 0|out0: 502503"
+check float4_loads vec4 _Z13reduce_float4PK6float4Pfj "2 64 0 in:f32:1000:iota out:f32:1 u=250" "error 0|out0: 499500"
+export EMU_SHUFFLE_WARPS=1
+check v6_shuffled_warps shuffle_grid _Z9reduce_v6PKiPij "3 256 0 in:i32:1000:neg out:i32:1 u=1000" "error 0|out0: -500500"
+check v1_shuffled_warps tree_interleaved _Z9reduce_v1PKiPii "4 256 1024 in:i32:1000:iota out:i32:4 i=1000" "error 0|out0: 32640 98176 163712 204972"
+unset EMU_SHUFFLE_WARPS
+# atomics of every kind, last block done (atomicInc + __threadfence)
+check atomics_all atomics_misc _Z11atomics_allPKiPiS1_PjS1_S1_j "4 64 0 in:i32:200:rand out:i32:1:-1000000 out:i32:1:1000000 out:u32:1 out:i32:1 out:i32:1 u=200" "error 0|out0: 499|out1: -478|out2: 200|out3: -379|out4: 2492"
+check last_block atomics_misc _Z10last_blockPKfPfS1_j "4 256 0 in:f32:1000:iota out:f32:4 out:f32:1 u=1000" "error 0|out0: 32640 98176 163712 204972|out1: 499500"
+# floats: NaN and infinities in fmaxf/fminf, fmaf dot product, uncontracted Kahan sum
+check fmax_nan float_ops _Z11fmax_reducePKfPfj "1 32 0 in:f32:20:nan out:f32:2 u=20" "error 0|out0: inf -inf"
+check dot_fma float_ops _Z3dotPKfS0_Pfj "2 64 0 in:f32:1000:frand in:f32:1000:frand out:f32:1 u=1000" "error 0|out0: 3360455"
+check kahan float_ops _Z5kahanPKfPfj "1 32 0 in:f32:1000:frand out:f32:2 u=1000" "error 0|out0: 50317.5586 50545.9922"
+# printf, calls, recursion
+check printf printf_kernel _Z5helloifPKc "2 32 0 i=42 f=1.5 l=0" "block 0 thread 0 n=   42 x=2a f=1.500000 e=1.500000e+00 g=3 c=A s=str ld=-5 llu=123456789012|block 0 thread 1 n=   42 x=2a f=1.500000 e=1.500000e+00 g=3 c=B s=str ld=-5 llu=123456789012|error 0"
+check calls recursion _Z5callsPii "1 16 0 out:i32:16 i=100" "error 0|out0: 102 103 105 110 129 226 827 5148 110 111 113 118 137 234 835 5156"
+check recursion recursion _Z4fibsPii "1 16 0 out:i32:16 i=5" "error 0|out0: 3 4 4 5 6 8 11 16 24 37 58 92 3 4 4 5"
+check recursion_too_deep recursion _Z4fibsPii "1 16 0 out:i32:16 i=100" "error 719|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" "calls deep: endless recursion?"
+# diagnoses
+check oob_global bugs _Z3oobPKiPii "2 256 0 in:i32:500:iota out:i32:500 i=500" "error 700|out0: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 ... sum=114960" "0 bytes past the end of the 2000-byte"
+check missing_syncthreads bugs _Z12missing_syncPKiPi "1 256 0 in:i32:256:ones out:i32:1" "error 0|out0: 32" "Missing __syncthreads()"
+check divergent_barrier bugs _Z17divergent_barrierPi "1 64 0 out:i32:4" "error 702|out0: 0 0 0 0" "sits in divergent code"
+check endless_loop bugs _Z7endlessPi "1 64 0 out:i32:2" "error 702|out0: 0 0" "did not finish after"
+check uninit_global bugs _Z11uninit_readPKiPi "1 32 0 in:i32:32:uninit out:i32:32" "error 0|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" "that nothing has written"
+check shared_oob bugs _Z10shared_oobPii "1 32 0 out:i32:2 i=1" "error 700|out0: 0 0" "out-of-bounds shared memory read"
+check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
+[ "$fails" = 0 ]
