@@ -1,0 +1,113 @@
+/* ex06.c - hidden tests of exercise 06 (v5): complete unroll with the block size as a template parameter. */
+#include "../harness/harness.h"
+#include "../contracts/ex06.h"
+
+static const partials_spec V5 = {
+    .launch = reduce_v5,
+    .name = "reduce_v5",
+    .elems_per_thread = 2,
+    .grid_hint = "v5 launches the same grid as v3 and v4: one block per 2 * blockDim.x elements, rounded up. "
+                 "Does every case of your switch launch, and return the grid?",
+    .partial_hint = "Is every stride step kept only when the block has values that far apart, and does the "
+                    "instance you launch have the same blockSize as the block? For a block of 32 or 64 "
+                    "threads, which of sdata[tid + 32] and sdata[tid + 64] exist?",
+};
+
+static const int all_blocks[] = {32, 64, 128, 256, 512, 1024};
+#define ALL_BLOCKS (sizeof all_blocks / sizeof all_blocks[0])
+
+START_TEST(test_ex06_one_block)
+{
+    expect_block_partials(&V5, 512, 256, 1);
+}
+END_TEST
+
+START_TEST(test_ex06_many_blocks)
+{
+    expect_block_partials(&V5, 64 * 512, 256, 2);
+}
+END_TEST
+
+START_TEST(test_ex06_fewer_elements_than_the_block)
+{
+    static const size_t sizes[] = {1, 2, 31, 32, 33, 63, 64, 65, 255, 511};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V5, sizes[k], 256, 10 + k);
+}
+END_TEST
+
+START_TEST(test_ex06_not_a_multiple_of_the_block)
+{
+    static const size_t sizes[] = {513, 1000, 1023, 1025, 4099, 65537};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V5, sizes[k], 256, 30 + k);
+}
+END_TEST
+
+/* Every instance of the template, from the smallest block (one warp, no sdata[32..64)) to the largest,
+ * with a lone block, whole blocks and a partial last block. */
+START_TEST(test_ex06_every_block_size)
+{
+    for (size_t k = 0; k < ALL_BLOCKS; k++) {
+        size_t per_block = 2 * (size_t)all_blocks[k];
+        const size_t sizes[] = {1, 33, per_block, 5 * per_block + 3};
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
+            expect_block_partials(&V5, sizes[j], all_blocks[k], 40 + 4 * k + j);
+    }
+}
+END_TEST
+
+START_TEST(test_ex06_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) expect_block_partials(&V5, sizes[k], 256, 70 + (uint64_t)k);
+}
+END_TEST
+
+static int log2_of(int x)
+{
+    int k = 0;
+    while ((1 << k) < x) k++;
+    return k;
+}
+
+/* The concept of v4, kept at every block size: the strides 16 down to 1 belong to the last warp, so a
+ * warp waits at most 1 + log2(block) - 5 times at __syncthreads() (see ex05.c). */
+START_TEST(test_ex06_barriers_at_every_block_size)
+{
+    for (size_t k = 0; k < ALL_BLOCKS; k++) {
+        int block = all_blocks[k], warps = block / 32;
+        size_t n = 4 * 2 * (size_t)block;
+        emu_metrics m;
+        backend_take_metrics(&m); /* start from zero */
+        expect_block_partials(&V5, n, block, 100 + k);
+        backend_take_metrics(&m);
+        if (m.blocks == 0)
+            harness_fail(NULL, "reduce_v5(n = %zu, block = %d) ran no block on the emulator.", n, block);
+        double per_warp = (double)m.barriers / (double)m.blocks / (double)warps;
+        int most = 1 + log2_of(block) - 5;
+        if (per_warp > most + 1e-9)
+            harness_fail("The strides 32 and below are the last warp's, as in v4: do they still end with "
+                         "__syncthreads() in some instance of your template?",
+                         "reduce_v5(n = %zu, block = %d): each warp waited at %.2f __syncthreads() barriers; "
+                         "with the last warp unrolled a warp waits at most %d (one after the load, one per "
+                         "stride above 16).", n, block, per_warp, most);
+    }
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: one block of 256 threads sums its 512 elements", test_ex06_one_block, NEEDS_DEVICE},
+        {"core: 64 blocks each write their own sum", test_ex06_many_blocks, NEEDS_DEVICE},
+        {"sizes: fewer elements than one block's 512 (1 to 511)", test_ex06_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {"sizes: n not a multiple of 2 x the block (513 to 65537)", test_ex06_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {"edges: correct for every power-of-two block from 32 to 1024", test_ex06_every_block_size, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one", test_ex06_every_size, NEEDS_DEVICE},
+        {"concept: the last warp needs no block barrier, at every block size", test_ex06_barriers_at_every_block_size, NEEDS_EMULATOR},
+        {0},
+    };
+    const harness_exercise ex = {"06", "v5, complete unroll with a template block size",
+                                 "exercises/06-complete-unroll/lesson.md", tests};
+    return harness_run(&ex, argc, argv);
+}
