@@ -147,3 +147,42 @@ typedef struct partials_spec {
 /* Runs the launcher on n fresh random ints with the given block size and checks: the number of blocks,
  * every block's partial sum, that nothing outside d_out was written, and that d_in is unchanged. */
 void expect_block_partials(const partials_spec *spec, size_t n, int block, uint64_t salt);
+
+/* ==== Floats (exercises 09-10): guarded float buffers, poison NaN, references and comparisons ==========
+ * Added with harness_floats.c. Kept in its own block so that the int helpers above stay as they are. */
+#ifndef HARNESS_FLOATS_H
+#define HARNESS_FLOATS_H
+
+/* Sits around float inputs: reading it makes a max (or a sum) huge, and a dot product overflow to inf.
+ * A min needs the negative one (-HARNESS_GUARD_FLOAT) to change visibly. */
+#define HARNESS_GUARD_FLOAT 1e30f
+/* Fills float outputs before a run: a quiet NaN whose payload (0xDEAD) no arithmetic produces, so "never
+ * written" is told apart from a NaN that the learner's code computed. */
+#define HARNESS_POISON_FLOAT_BITS 0x7FC0DEADu
+
+/* An input of n floats between guards of the given value; an output of n floats poisoned with the NaN. */
+dev_buffer dev_input_floats(const float *h, size_t n, float guard);
+dev_buffer dev_output_floats(size_t n);
+
+float harness_poison_float(void);
+/* 1 when x has the poison's exact bits. */
+int harness_is_poison_float(float x);
+/* 1 when the two are the same value: equal (so +0 == -0), or both NaN. */
+int harness_same_float(float expected, float actual);
+
+/* Writes x as a learner reads it: "-inf", "NaN", "the poison NaN", or %.9g. */
+void harness_describe_float(float x, char *buf, size_t len);
+/* Describes how a float result differs from the expected one, as a sentence fragment: the poison left,
+ * the guard value (an element outside [0, n) was read), an infinity or NaN that should not be there, or
+ * the difference. guard is the value the input was surrounded with (0 when there was none). */
+void harness_explain_float(double expected, float actual, float guard, char *buf, size_t len);
+
+/* References in double, compensated (Neumaier), so that their own error (about 2^-53 of the result) is
+ * negligible beside float's 2^-24. abs_sum (may be NULL) receives the sum of the magnitudes, which every
+ * error bound of a float sum is proportional to. */
+double harness_sum_floats(const float *h, size_t n, double *abs_sum);
+double harness_dot_floats(const float *a, const float *b, size_t n, double *abs_sum);
+
+#define HARNESS_FLOAT_UNIT (1.0 / 16777216.0) /* u = 2^-24, the unit roundoff of float (round to nearest) */
+
+#endif /* HARNESS_FLOATS_H */

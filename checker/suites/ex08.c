@@ -1,0 +1,183 @@
+/* ex08.c - hidden tests of exercise 08: a multi-level reduction on the host, one total for any n. */
+#include "../harness/harness.h"
+#include "../contracts/ex08.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *LEVELS_HINT = "Each block of level 1 writes one partial: how many partials are there, and "
+                                 "does level 2 read exactly that many, no more and no fewer?";
+static const char *ZERO_HINT = "With atomics, d_out[0] holds garbage before your launcher runs: what must it "
+                               "hold before the first atomicAdd?";
+static const char *EMPTY_HINT = "With n = 0, how many blocks does your grid formula give, and can a kernel be "
+                                "launched with that many? Who writes d_out[0] then?";
+
+/* A test that cannot run here passes with a sentence saying so (the runner has no "skipped" verdict for a
+ * test that started). */
+static void not_run_here(const char *test, const char *why)
+{
+    printf("  - %s: not run here, %s\n", test, why);
+    fflush(stdout);
+}
+
+/* Runs reduce_multi_level on n fresh values, `calls` times into the same output, and compares d_out[0]
+ * with the sum after each call. */
+static void expect_total_calls(size_t n, uint64_t salt, int calls)
+{
+    int range = harness_safe_int_range(n);
+    int *h_in = malloc((n ? n : 1) * sizeof *h_in);
+    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    harness_random_ints(h_in, n, -range, range, salt);
+    int expected = (int)harness_sum_ints(h_in, 0, n);
+
+    dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(1);
+    for (int call = 1; call <= calls; call++) {
+        char what[128];
+        snprintf(what, sizeof what, "reduce_multi_level(n = %zu)%s", n, call > 1 ? ", called a second time," : "");
+        reduce_multi_level(dev_ptr(&in), dev_ptr(&out), (int)n);
+        harness_after_launch(what);
+
+        int got;
+        dev_fetch(&out, &got);
+        if (got != expected) {
+            char why[256];
+            harness_explain_int(expected, got, why, sizeof why);
+            const char *hint = LEVELS_HINT;
+            if (n == 0) hint = EMPTY_HINT;
+            else if (got - expected == HARNESS_POISON_INT || (call > 1 && got == 2 * expected)) hint = ZERO_HINT;
+            harness_fail(hint, "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+        }
+        dev_expect_guards_intact(&out, what);
+    }
+    dev_expect_unchanged(&in, "reduce_multi_level");
+    dev_free(&in);
+    dev_free(&out);
+    free(h_in);
+}
+
+static void expect_total(size_t n, uint64_t salt) { expect_total_calls(n, salt, 1); }
+
+START_TEST(test_ex08_one_element)
+{
+    expect_total(1, 1);
+}
+END_TEST
+
+START_TEST(test_ex08_several_blocks)
+{
+    expect_total(1000, 2);
+}
+END_TEST
+
+START_TEST(test_ex08_empty_input)
+{
+    expect_total(0, 3);
+}
+END_TEST
+
+START_TEST(test_ex08_small_sizes)
+{
+    static const size_t sizes[] = {2, 31, 32, 33, 255};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_total(sizes[k], 10 + k);
+}
+END_TEST
+
+START_TEST(test_ex08_more_elements_than_threads)
+{
+    /* 1024 blocks of 256 threads cover 262144 elements: these sizes need the grid-stride loop, or more
+     * partials than one block of level 2 has threads. */
+    size_t large = harness_large_n();
+    const size_t sizes[] = {262144 + 1, 3 * 262144 + 5, large};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        if (sizes[k] <= large) expect_total(sizes[k], 20 + k);
+}
+END_TEST
+
+START_TEST(test_ex08_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) expect_total(sizes[k], 40 + (uint64_t)k);
+}
+END_TEST
+
+START_TEST(test_ex08_second_call)
+{
+    expect_total_calls(4099, 5, 2);
+}
+END_TEST
+
+/* n = 2^31 - 1, the largest int: 8 GiB of 0s and 1s (so the total, about 2^30, fits in an int). A grid
+ * that is computed as (n + BLOCK - 1) / BLOCK in int, or an index that is an int in a grid-stride loop,
+ * overflows here. Needs a GPU with the memory: the emulator cannot hold 8 GiB quickly, and a GPU without
+ * room skips the test instead of failing it. */
+START_TEST(test_ex08_no_overflow_near_2_31)
+{
+    const char *name = "edges: indices do not overflow for n near 2^31";
+    if (backend_is_emulator()) {
+        not_run_here(name, "because the emulator would take too long over 8 GiB; a GPU runs it.");
+        return;
+    }
+    const size_t n = 2147483647u, bytes = n * sizeof(int);
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (free_bytes < bytes + ((size_t)512 << 20)) {
+        char why[160];
+        snprintf(why, sizeof why, "because the GPU has %.1f GiB free and the input needs 8 GiB.",
+                 (double)free_bytes / (1u << 30));
+        not_run_here(name, why);
+        return;
+    }
+
+    /* One chunk of random 0s and 1s, copied over and over: no 8 GiB host image is needed. */
+    const size_t chunk = (size_t)1 << 24;
+    int *h_chunk = malloc(chunk * sizeof *h_chunk);
+    ck_assert_msg(h_chunk != NULL, "The checker ran out of host memory.");
+    harness_random_ints(h_chunk, chunk, 0, 1, 7);
+    int *d_in = NULL;
+    CUDA_OK(cudaMalloc((void **)&d_in, bytes));
+    long long expected = 0;
+    for (size_t from = 0; from < n; from += chunk) {
+        size_t count = n - from < chunk ? n - from : chunk;
+        CUDA_OK(cudaMemcpy(d_in + from, h_chunk, count * sizeof(int), cudaMemcpyHostToDevice));
+        expected += harness_sum_ints(h_chunk, 0, count);
+    }
+    free(h_chunk);
+
+    dev_buffer out = dev_output_ints(1);
+    const char *what = "reduce_multi_level(n = 2147483647)";
+    reduce_multi_level(d_in, dev_ptr(&out), (int)n);
+    harness_after_launch(what);
+    int got;
+    dev_fetch(&out, &got);
+    if (got != (int)expected) {
+        char why[256];
+        harness_explain_int((int)expected, got, why, sizeof why);
+        harness_fail("For n = 2147483647, what is n + BLOCK - 1 in an int? And what is i + stride in a "
+                     "grid-stride loop when i is an int close to n?",
+                     "%s on 0s and 1s should leave %lld in d_out[0], but it left %d: %s.", what, expected, got,
+                     why);
+    }
+    dev_expect_guards_intact(&out, what);
+    dev_free(&out);
+    CUDA_OK(cudaFree(d_in));
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: one element is its own total", test_ex08_one_element, NEEDS_DEVICE},
+        {"core: 1000 elements in several blocks give one total", test_ex08_several_blocks, NEEDS_DEVICE},
+        {"edges: n = 0 leaves 0 in d_out[0]", test_ex08_empty_input, NEEDS_DEVICE},
+        {"sizes: fewer elements than one block (2 to 255)", test_ex08_small_sizes, NEEDS_DEVICE},
+        {"sizes: more elements than the first level has threads", test_ex08_more_elements_than_threads, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one", test_ex08_every_size, NEEDS_DEVICE},
+        {"edges: a second call into the same d_out gives the same total", test_ex08_second_call, NEEDS_DEVICE},
+        {"edges: indices do not overflow for n near 2^31", test_ex08_no_overflow_near_2_31, NEEDS_DEVICE},
+        {0},
+    };
+    const harness_exercise ex = {"08", "a multi-level reduction: one total for any n",
+                                 "exercises/08-multi-level/lesson.md", tests};
+    return harness_run(&ex, argc, argv);
+}

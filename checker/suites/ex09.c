@@ -1,0 +1,258 @@
+/* ex09.c - hidden tests of exercise 09: beyond sum: max, min and dot product, each with its identity. */
+#include "../harness/harness.h"
+#include "../contracts/ex09.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum op { OP_MAX, OP_MIN, OP_DOT };
+static const char *const OP_NAME[] = {"reduce_max", "reduce_min", "dot_product"};
+static const char *const IDENTITY_HINT[] = {
+    "Which value can never win a max, so that a thread, or a lane, with no element can safely contribute "
+    "it? Is 0 such a value when every element is negative?",
+    "Which value can never win a min, so that a thread, or a lane, with no element can safely contribute "
+    "it? Is 0 such a value when every element is positive?",
+    "What does a dot product of no elements add up to, and where does each thread's sum start?",
+};
+static const char *NAN_HINT = "What do fmaxf(x, NaN) and fmaxf(NaN, x) return? A comparison such as "
+                              "a > b ? a : b does not treat a NaN the same way in both orders.";
+static const char *DOT_HINT = "Does element i multiply d_a[i] by d_b[i], with the same i for both? Does every "
+                              "thread's sum start at 0, and does every partial reach the total?";
+
+/* The guard around the inputs: one that changes the result visibly when an element outside [0, n) is
+ * read. A min needs a negative one. */
+static float guard_for(enum op op) { return op == OP_MIN ? -HARNESS_GUARD_FLOAT : HARNESS_GUARD_FLOAT; }
+
+static float *alloc_floats(size_t n)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
+    return p;
+}
+
+/* Runs one operator on host data a (and b for a dot product) of n elements; checks that nothing outside
+ * d_out[0] was written and that the inputs are unchanged; returns d_out[0]. */
+static float run_op(enum op op, const float *a, const float *b, size_t n, char *what, size_t what_len)
+{
+    snprintf(what, what_len, "%s(n = %zu)", OP_NAME[op], n);
+    dev_buffer da = dev_input_floats(a, n, guard_for(op)), db = {0}, out = dev_output_floats(1);
+    if (op == OP_DOT) db = dev_input_floats(b, n, guard_for(op));
+    if (op == OP_MAX) reduce_max(dev_ptr(&da), dev_ptr(&out), (int)n);
+    else if (op == OP_MIN) reduce_min(dev_ptr(&da), dev_ptr(&out), (int)n);
+    else dot_product(dev_ptr(&da), dev_ptr(&db), dev_ptr(&out), (int)n);
+    harness_after_launch(what);
+    float got;
+    dev_fetch(&out, &got);
+    dev_expect_guards_intact(&out, what);
+    dev_expect_unchanged(&da, what);
+    if (op == OP_DOT) dev_expect_unchanged(&db, what);
+    dev_free(&da);
+    dev_free(&db);
+    dev_free(&out);
+    return got;
+}
+
+/* Max or min: the answer is exact (no rounding), so it must match bit for bit, NaN rules included. */
+static void expect_extreme(enum op op, const float *h, size_t n, const char *input, const char *hint)
+{
+    float expected = op == OP_MAX ? -INFINITY : INFINITY;
+    for (size_t i = 0; i < n; i++) expected = op == OP_MAX ? fmaxf(expected, h[i]) : fminf(expected, h[i]);
+    char what[96];
+    float got = run_op(op, h, NULL, n, what, sizeof what);
+    if (!harness_same_float(expected, got)) {
+        char want[48], have[48], why[320];
+        harness_describe_float(expected, want, sizeof want);
+        harness_describe_float(got, have, sizeof have);
+        harness_explain_float(expected, got, guard_for(op), why, sizeof why);
+        harness_fail(hint, "%s of %s should give %s, but it gave %s: %s.", what, input, want, have, why);
+    }
+}
+
+/* The rounding bound of a float dot product. Each product a_i * b_i is rounded once, and then passes
+ * through the additions on its way to the total: a grid-stride loop adds a few elements per thread, then
+ * a tree adds the threads' sums, log2 of their number levels deep. If no element passes through more than
+ * d additions, the error is at most about (d + 1) * u * sum |a_i b_i|, with u = 2^-24 (Higham, "The
+ * accuracy of floating point summation", 1993, and his book's chapter 3). We take d + 1 = 8 * (log2(n) + 1),
+ * room for a grid-stride loop of a few dozen elements per thread below a tree of log2(n) levels. A sum
+ * in the wrong order of elements, or of the wrong elements, is off by far more: about sqrt(n) / 3 for
+ * values in [-1, 1], against a bound of about n / 2^21 here. */
+static double dot_tolerance(size_t n, double abs_sum)
+{
+    double levels = ceil(log2((double)n + 1)) + 1;
+    return 8 * levels * HARNESS_FLOAT_UNIT * abs_sum;
+}
+
+static void expect_dot(size_t n, uint64_t salt)
+{
+    float *a = alloc_floats(n), *b = alloc_floats(n);
+    harness_random_floats(a, n, -1.0f, 1.0f, salt);
+    harness_random_floats(b, n, -1.0f, 1.0f, salt + 1000);
+    double abs_sum, expected = harness_dot_floats(a, b, n, &abs_sum);
+    double tol = dot_tolerance(n, abs_sum);
+    char what[96];
+    float got = run_op(OP_DOT, a, b, n, what, sizeof what);
+    if (!(fabs((double)got - expected) <= tol)) {
+        char have[48], why[320];
+        harness_describe_float(got, have, sizeof have);
+        harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+        harness_fail(got == 0.0f && n > 0 ? IDENTITY_HINT[OP_DOT] : DOT_HINT,
+                     "%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
+                     "but it gave %s: %s.", what, expected, tol, have, why);
+    }
+    free(a);
+    free(b);
+}
+
+static void expect_random_extreme(enum op op, size_t n, float lo, float hi, uint64_t salt, const char *hint)
+{
+    float *h = alloc_floats(n);
+    harness_random_floats(h, n, lo, hi, salt);
+    char input[96];
+    snprintf(input, sizeof input, "random values in [%g, %g)", (double)lo, (double)hi);
+    expect_extreme(op, h, n, input, hint);
+    free(h);
+}
+
+START_TEST(test_ex09_max)
+{
+    expect_random_extreme(OP_MAX, 1000, -1000, 1000, 1, IDENTITY_HINT[OP_MAX]);
+}
+END_TEST
+
+START_TEST(test_ex09_min)
+{
+    expect_random_extreme(OP_MIN, 1000, -1000, 1000, 2, IDENTITY_HINT[OP_MIN]);
+}
+END_TEST
+
+START_TEST(test_ex09_dot)
+{
+    expect_dot(1000, 3);
+}
+END_TEST
+
+START_TEST(test_ex09_empty_input)
+{
+    static const char *const want[] = {"-inf", "+inf", "0"};
+    for (int op = OP_MAX; op <= OP_DOT; op++) {
+        float dummy = 0, expected = op == OP_MAX ? -INFINITY : op == OP_MIN ? INFINITY : 0.0f;
+        char what[96];
+        float got = run_op((enum op)op, &dummy, &dummy, 0, what, sizeof what);
+        if (!harness_same_float(expected, got)) {
+            char have[48], why[320];
+            harness_describe_float(got, have, sizeof have);
+            harness_explain_float(expected, got, 0, why, sizeof why);
+            harness_fail("With n = 0, is a block still launched to write the identity? A cudaMemset writes "
+                         "a repeated byte: can it write -inf?",
+                         "%s should give its identity, %s, but it gave %s: %s.", what, want[op], have, why);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_ex09_all_negative_max)
+{
+    static const size_t sizes[] = {1, 33, 257, 1000, 4099};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        expect_random_extreme(OP_MAX, sizes[k], -1000, -1, 10 + k, IDENTITY_HINT[OP_MAX]);
+}
+END_TEST
+
+START_TEST(test_ex09_all_positive_min)
+{
+    static const size_t sizes[] = {1, 33, 257, 1000, 4099};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        expect_random_extreme(OP_MIN, sizes[k], 1, 1000, 20 + k, IDENTITY_HINT[OP_MIN]);
+}
+END_TEST
+
+START_TEST(test_ex09_infinities)
+{
+    const size_t n = 1000;
+    float *h = alloc_floats(n), *ones = alloc_floats(n);
+    harness_random_floats(h, n, -1000, 1000, 30);
+    for (size_t i = 0; i < n; i++) ones[i] = 1.0f;
+    h[617] = INFINITY;
+    expect_extreme(OP_MAX, h, n, "values in [-1000, 1000) and one +inf", IDENTITY_HINT[OP_MAX]);
+    h[617] = -INFINITY;
+    expect_extreme(OP_MIN, h, n, "values in [-1000, 1000) and one -inf", IDENTITY_HINT[OP_MIN]);
+    for (size_t i = 0; i < n; i++) h[i] = -INFINITY;
+    expect_extreme(OP_MAX, h, n, "-inf only", IDENTITY_HINT[OP_MAX]);
+
+    harness_random_floats(h, n, -1, 1, 31);
+    h[200] = INFINITY;   /* times ones[200] = 1: the dot product is +inf */
+    char what[96], have[48];
+    float got = run_op(OP_DOT, h, ones, n, what, sizeof what);
+    harness_describe_float(got, have, sizeof have);
+    if (!(isinf(got) && got > 0))
+        harness_fail(DOT_HINT, "%s of values in [-1, 1) and one +inf, times 1s, should give +inf, but it gave "
+                     "%s.", what, have);
+    ones[200] = 0.0f;    /* inf * 0 is NaN, and NaN spreads through every addition */
+    got = run_op(OP_DOT, h, ones, n, what, sizeof what);
+    harness_describe_float(got, have, sizeof have);
+    if (!isnan(got))
+        harness_fail(DOT_HINT, "%s where one product is +inf * 0 should give NaN, but it gave %s.", what, have);
+    free(h);
+    free(ones);
+}
+END_TEST
+
+START_TEST(test_ex09_nan)
+{
+    const size_t n = 1000;
+    float *h = alloc_floats(n), *ones = alloc_floats(n);
+    for (size_t i = 0; i < n; i++) ones[i] = 1.0f;
+    harness_random_floats(h, n, -1000, -1, 40);
+    for (size_t i = 0; i < n; i += 7) h[i] = NAN;
+    expect_extreme(OP_MAX, h, n, "values in [-1000, -1) with a NaN every 7 elements", NAN_HINT);
+    for (size_t i = 0; i < n; i++) h[i] = -h[i];
+    expect_extreme(OP_MIN, h, n, "values in (1, 1000] with a NaN every 7 elements", NAN_HINT);
+    for (size_t i = 0; i < n; i++) h[i] = NAN;
+    expect_extreme(OP_MAX, h, n, "NaNs only (NaN is ignored, so the identity remains)", NAN_HINT);
+    expect_extreme(OP_MIN, h, n, "NaNs only (NaN is ignored, so the identity remains)", NAN_HINT);
+
+    harness_random_floats(h, n, -1, 1, 41);
+    h[999] = NAN;
+    char what[96], have[48];
+    float got = run_op(OP_DOT, h, ones, n, what, sizeof what);
+    harness_describe_float(got, have, sizeof have);
+    if (!isnan(got))
+        harness_fail("A NaN plus anything is NaN: is every element, the last one included, in the sum?",
+                     "%s of values in [-1, 1) with a NaN as the last element should give NaN, but it gave %s.",
+                     what, have);
+    free(h);
+    free(ones);
+}
+END_TEST
+
+START_TEST(test_ex09_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) {
+        expect_random_extreme(OP_MAX, sizes[k], -1000, 1000, 100 + (uint64_t)k, IDENTITY_HINT[OP_MAX]);
+        expect_random_extreme(OP_MIN, sizes[k], -1000, 1000, 200 + (uint64_t)k, IDENTITY_HINT[OP_MIN]);
+        expect_dot(sizes[k], 300 + (uint64_t)k);
+    }
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: max of 1000 random values", test_ex09_max, NEEDS_DEVICE},
+        {"core: min of 1000 random values", test_ex09_min, NEEDS_DEVICE},
+        {"core: dot product of 1000 random pairs, within the rounding bound", test_ex09_dot, NEEDS_DEVICE},
+        {"edges: n = 0 gives the identity: -inf, +inf and 0", test_ex09_empty_input, NEEDS_DEVICE},
+        {"edges: max of all-negative values is negative (the identity is not 0)", test_ex09_all_negative_max, NEEDS_DEVICE},
+        {"edges: min of all-positive values is positive (the identity is not 0)", test_ex09_all_positive_min, NEEDS_DEVICE},
+        {"edges: +inf wins a max, -inf wins a min, inf * 0 makes a dot NaN", test_ex09_infinities, NEEDS_DEVICE},
+        {"edges: max and min ignore NaN, a dot product with a NaN is NaN", test_ex09_nan, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one, for max, min and dot", test_ex09_every_size, NEEDS_DEVICE},
+        {0},
+    };
+    const harness_exercise ex = {"09", "beyond sum: max, min and dot product, each with its identity",
+                                 "exercises/09-beyond-sum/lesson.md", tests};
+    return harness_run(&ex, argc, argv);
+}

@@ -1,0 +1,137 @@
+/* ex10.c - hidden tests of exercise 10: float accuracy, a compensated sum graded against an exact one. */
+#include "../harness/harness.h"
+#include "../contracts/ex10.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *ORDER_HINT = "A float keeps 24 bits: what is left of 0.3 when it is added to 2^30? Does each "
+                                "thread keep the rounding error of every addition in c, whichever of sum and x "
+                                "is the larger (Kahan's original forgets the case where x is), and does c reach "
+                                "the block's double total?";
+static const char *INDEX_HINT = "Is every element added exactly once (the grid-stride loop), and does every "
+                                "block's partial reach the total?";
+
+/* The bound every result must meet, with u = 2^-24 and S the exact sum:
+ *
+ *     |result - S| <= 2u|S| + 64u^2 sum|x_i|
+ *
+ * The first term is the rounding of the total to float, which no float result can avoid (at most u|S|),
+ * with a factor 2 of room. The second is what a compensated sum adds: each addition's error is kept in c
+ * exactly, but c rounds too, by u times errors that are themselves at most u|x_i|; 64 allows that over a
+ * grid-stride loop of a few dozen elements per thread (Higham, "The accuracy of floating point summation",
+ * 1993: Kahan's and Neumaier's sums err by O(u) + O(n u^2) times sum|x_i|, where a plain loop errs by up to
+ * (n - 1)u sum|x_i| and a tree by log2(n) u sum|x_i|). */
+static double tolerance(double exact, double abs_sum)
+{
+    const double u = HARNESS_FLOAT_UNIT;
+    return 2 * u * fabs(exact) + 64 * u * u * abs_sum;
+}
+
+static float *alloc_floats(size_t n)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
+    return p;
+}
+
+/* Runs sum_compensated on h and fails with the numbers when the result is outside the bound. */
+static void expect_accurate(const float *h, size_t n, const char *input, const char *hint)
+{
+    double abs_sum, exact = harness_sum_floats(h, n, &abs_sum);
+    double tol = tolerance(exact, abs_sum);
+    char what[96];
+    snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
+    dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT), out = dev_output_floats(1);
+    sum_compensated(dev_ptr(&in), dev_ptr(&out), (int)n);
+    harness_after_launch(what);
+    float got;
+    dev_fetch(&out, &got);
+    double err = fabs((double)got - exact);
+    if (!(err <= tol)) {
+        char have[48], why[320];
+        harness_describe_float(got, have, sizeof have);
+        harness_explain_float(exact, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+        harness_fail(hint, "%s of %s should give %.9g within %.3g (2u|S| + 64u^2 sum|x|), but it gave %s: "
+                     "%s, %.3g times the bound.", what, input, exact, tol, have, why, err / tol);
+    }
+    dev_expect_guards_intact(&out, what);
+    dev_expect_unchanged(&in, what);
+    dev_free(&in);
+    dev_free(&out);
+}
+
+START_TEST(test_ex10_empty_and_single)
+{
+    float one = -1234.5f;
+    expect_accurate(&one, 0, "no element", INDEX_HINT);
+    expect_accurate(&one, 1, "the single element -1234.5", INDEX_HINT);
+}
+END_TEST
+
+/* harness_large_n() values: 2^20 on the emulator, 2^24 on a GPU. A plain loop (or one atomicAdd per
+ * element) over 2^20 values in [0, 1] is off by tens of times the
+ * bound: once the running sum passes 2^18, each addition rounds to a multiple of 2^-6. */
+START_TEST(test_ex10_large_positive_sum)
+{
+    size_t n = harness_large_n();
+    float *h = alloc_floats(n);
+    harness_random_floats(h, n, 0.0f, 1.0f, 1);
+    expect_accurate(h, n, "random values in [0, 1)", ORDER_HINT);
+    free(h);
+}
+END_TEST
+
+/* Values in [0, 1) with 100 pairs of +M and -M (M between 2^30 and 2^31) at random places. The pairs
+ * cancel exactly, so S is the sum of the small values; but wherever a running sum holds an M, small
+ * values added to it are lost (the spacing of floats near 2^30 is 128). A plain loop or a float tree is
+ * off by thousands of times the bound; Kahan's original misses the bits of a small running sum when an
+ * M arrives after it; Neumaier's compensation keeps them. */
+START_TEST(test_ex10_cancelling_giants)
+{
+    enum { PAIRS = 100 };
+    size_t n = harness_large_n(), slot = n / (2 * PAIRS);
+    float *h = alloc_floats(n), big[PAIRS];
+    int offset[2 * PAIRS];
+    harness_random_floats(h, n, 0.0f, 1.0f, 2);
+    harness_random_floats(big, PAIRS, 1.0f, 2.0f, 3);
+    harness_random_ints(offset, 2 * PAIRS, 0, (int)slot - 1, 4);
+    /* One value per slot of n / 200 elements, at a random place in it: +M in the first half of the input,
+     * its -M in the second, so that a running sum in index order holds a giant most of the way. */
+    for (size_t k = 0; k < PAIRS; k++) {
+        float m = ldexpf(big[k], 30);
+        h[k * slot + (size_t)offset[k]] = m;
+        h[(k + PAIRS) * slot + (size_t)offset[k + PAIRS]] = -m;
+    }
+    expect_accurate(h, n, "values in [0, 1) with 100 pairs of +M and -M (M ~ 2^30) that cancel", ORDER_HINT);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_ex10_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) {
+        float *h = alloc_floats(sizes[k]);
+        harness_random_floats(h, sizes[k], -1.0f, 1.0f, 10 + (uint64_t)k);
+        expect_accurate(h, sizes[k], "random values in [-1, 1)", INDEX_HINT);
+        free(h);
+    }
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: n = 0 gives 0, and one element gives itself", test_ex10_empty_and_single, NEEDS_DEVICE},
+        {"core: a large sum of values in [0, 1) stays within the bound", test_ex10_large_positive_sum, NEEDS_DEVICE},
+        {"concept: huge values that cancel do not swallow the small ones", test_ex10_cancelling_giants, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one, values in [-1, 1)", test_ex10_every_size, NEEDS_DEVICE},
+        {0},
+    };
+    const harness_exercise ex = {"10", "float accuracy: a compensated sum", "exercises/10-float-accuracy/lesson.md",
+                                 tests};
+    return harness_run(&ex, argc, argv);
+}

@@ -1,0 +1,169 @@
+/* ex11.c - hidden tests of exercise 11: the fastest reduction, single pass, 16-byte loads, any alignment. */
+#include "../harness/harness.h"
+#include "../contracts/ex11.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *ZERO_HINT = "d_out holds garbage before your launcher runs: what must it hold before the "
+                               "first block's atomicAdd, and which call sets it without a second kernel?";
+static const char *EDGE_HINT = "Which elements do the int4 loads miss: the ints before the first 16-byte "
+                               "boundary (the head), and those after the last whole int4 (the tail)? Who adds them?";
+static const char *ALIGN_HINT = "An int4 load needs an address that is a multiple of 16. When d_in is not, how "
+                                "many ints must be read one by one before the int4s start?";
+
+/* Runs reduce_fastest on n fresh values whose first one sits offset_ints ints past a 16-byte boundary,
+ * `calls` times into the same output, and compares d_out[0] with the sum. */
+static void expect_sum_calls(size_t n, size_t offset_ints, uint64_t salt, int calls, const char *hint)
+{
+    int range = harness_safe_int_range(n);
+    int *h_in = malloc((n ? n : 1) * sizeof *h_in);
+    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    harness_random_ints(h_in, n, -range, range, salt);
+    int expected = (int)harness_sum_ints(h_in, 0, n);
+
+    int guard = HARNESS_GUARD_INT;
+    dev_buffer in = dev_input(h_in, n, sizeof(int), &guard, offset_ints * sizeof(int));
+    dev_buffer out = dev_output_ints(1);
+    for (int call = 1; call <= calls; call++) {
+        char what[160];
+        size_t past = (size_t)((uintptr_t)dev_ptr(&in) % 16);
+        char where[48] = "16-byte aligned";
+        if (past) snprintf(where, sizeof where, "%zu bytes past a 16-byte boundary", past);
+        snprintf(what, sizeof what, "reduce_fastest(n = %zu, d_in %s)%s", n, where,
+                 call > 1 ? ", called a second time," : "");
+        reduce_fastest(dev_ptr(&in), dev_ptr(&out), (int)n);
+        harness_after_launch(what);
+        int got;
+        dev_fetch(&out, &got);
+        if (got != expected) {
+            char why[256];
+            harness_explain_int(expected, got, why, sizeof why);
+            int not_zeroed = got - expected == HARNESS_POISON_INT || (call > 1 && got == 2 * expected);
+            harness_fail(not_zeroed ? ZERO_HINT : hint, "%s should leave %d in d_out[0], but it left %d: %s.",
+                         what, expected, got, why);
+        }
+        dev_expect_guards_intact(&out, what);
+    }
+    dev_expect_unchanged(&in, "reduce_fastest");
+    dev_free(&in);
+    dev_free(&out);
+    free(h_in);
+}
+
+static void expect_sum(size_t n, size_t offset_ints, uint64_t salt, const char *hint)
+{
+    expect_sum_calls(n, offset_ints, salt, 1, hint);
+}
+
+START_TEST(test_ex11_small)
+{
+    expect_sum(1000, 0, 1, EDGE_HINT);
+}
+END_TEST
+
+START_TEST(test_ex11_empty_input)
+{
+    expect_sum(0, 0, 2, "With n = 0, is d_out[0] still set to 0, and does the launch still have at least "
+                        "one block?");
+}
+END_TEST
+
+START_TEST(test_ex11_head_and_tail)
+{
+    for (size_t n = 1; n <= 64; n++) expect_sum(n, 0, 10 + n, EDGE_HINT);
+}
+END_TEST
+
+START_TEST(test_ex11_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) expect_sum(sizes[k], 0, 100 + (uint64_t)k, EDGE_HINT);
+}
+END_TEST
+
+START_TEST(test_ex11_any_alignment)
+{
+    static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 257, 4099, 65537};
+    for (size_t offset = 1; offset <= 3; offset++) {
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            expect_sum(sizes[k], offset, 200 + 16 * offset + k, ALIGN_HINT);
+        expect_sum(harness_large_n() + offset, offset, 300 + offset, ALIGN_HINT);
+    }
+}
+END_TEST
+
+START_TEST(test_ex11_second_call)
+{
+    expect_sum_calls(4099, 1, 5, 2, ZERO_HINT);
+}
+END_TEST
+
+/* Counted by the emulator as Nsight Compute counts them. A warp's 16-byte loads of 32 consecutive int4s
+ * cover 512 bytes: one request and 16 sectors of 32 bytes. So n ints read once, in int4s, take about
+ * n * 4 / 32 sectors and n * 4 / 512 requests; 4-byte loads would take n * 4 / 128 requests, 4 times as
+ * many. Allowed: twice the int4 count of requests, and sectors within 1% (plus a few for the head and
+ * the tail) of reading every byte once. */
+START_TEST(test_ex11_read_once_in_16_byte_loads)
+{
+    const size_t n = harness_large_n() + 3;
+    int *h_in = malloc(n * sizeof *h_in);
+    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    harness_random_ints(h_in, n, -100, 100, 7);
+    int expected = (int)harness_sum_ints(h_in, 0, n);
+    dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(1);
+    emu_metrics m;
+    backend_take_metrics(&m);   /* forget what came before */
+    char what[96];
+    snprintf(what, sizeof what, "reduce_fastest(n = %zu)", n);
+    reduce_fastest(dev_ptr(&in), dev_ptr(&out), (int)n);
+    harness_after_launch(what);
+    backend_take_metrics(&m);
+    int got;
+    dev_fetch(&out, &got);
+    if (got != expected) {
+        char why[256];
+        harness_explain_int(expected, got, why, sizeof why);
+        harness_fail(EDGE_HINT, "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+    }
+
+    uint64_t bytes = (uint64_t)n * sizeof(int);
+    uint64_t sector_limit = bytes / 32 + bytes / 32 / 100 + 64;
+    uint64_t request_limit = bytes / 256 + 64;
+    if (m.global_load_sectors > sector_limit)
+        harness_fail("Does any thread read an element that another thread reads too, or does the grid-stride "
+                     "loop start or step wrong?",
+                     "%s read %" PRIu64 " sectors of 32 bytes (%" PRIu64 " bytes), but the input is %" PRIu64
+                     " bytes: at most %" PRIu64 " sectors were expected, each byte read once.",
+                     what, m.global_load_sectors, m.global_load_sectors * 32, bytes, sector_limit);
+    if (m.global_load_requests > request_limit)
+        harness_fail("Is the loop body one 16-byte (int4) load per thread, with the 32 lanes of a warp loading "
+                     "32 consecutive int4s?",
+                     "%s made %" PRIu64 " global load requests; 16-byte loads of %" PRIu64 " bytes need about "
+                     "%" PRIu64 " (one per warp per 512 bytes), and at most %" PRIu64 " are allowed. 4-byte "
+                     "loads would need %" PRIu64 ".", what, m.global_load_requests, bytes, bytes / 512,
+                     request_limit, bytes / 128);
+    dev_free(&in);
+    dev_free(&out);
+    free(h_in);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: 1000 elements in a single pass", test_ex11_small, NEEDS_DEVICE},
+        {"edges: n = 0 leaves 0 in d_out[0]", test_ex11_empty_input, NEEDS_DEVICE},
+        {"sizes: every n from 1 to 64 (the head and the tail)", test_ex11_head_and_tail, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one", test_ex11_every_size, NEEDS_DEVICE},
+        {"edges: any alignment of the input", test_ex11_any_alignment, NEEDS_DEVICE},
+        {"edges: a second call into the same d_out gives the same total", test_ex11_second_call, NEEDS_DEVICE},
+        {"concept: each input byte is read once, in 16-byte loads", test_ex11_read_once_in_16_byte_loads, NEEDS_EMULATOR},
+        {0},
+    };
+    const harness_exercise ex = {"11", "the fastest reduction: 16-byte loads, single pass",
+                                 "exercises/11-fastest/lesson.md", tests};
+    return harness_run(&ex, argc, argv);
+}
