@@ -61,23 +61,57 @@ void harness_cuda_ok(cudaError_t err, const char *expr, const char *file, int li
                     cudaGetErrorString(err), *findings ? "\n" : "", findings);
 }
 
+/* Errors that a launch itself returns (its configuration or its image), as opposed to errors of a kernel
+ * that ran: the latter also surface through cudaGetLastError when the learner's code synchronised. */
+static int is_launch_error(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorInvalidValue:
+    case cudaErrorLaunchOutOfResources:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidPitchValue:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A question towards the usual cause of an error that came back after the launch. */
+static const char *run_hint(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorMemoryAllocation:
+        return "The code asked for more device memory than there is: how many bytes does each cudaMalloc "
+               "really need?";
+    case cudaErrorLaunchTimeout:
+        return "Which loop's condition never changes, or which __syncthreads() is not reached by every "
+               "thread of the block?";
+    case cudaErrorMisalignedAddress:
+        return "A 16-byte load (int4, float4) needs an address that is a multiple of 16: is the pointer "
+               "aligned before the vector loop?";
+    default:
+        return "An illegal address usually means an index that is not checked against n, or a host "
+               "pointer passed to a kernel.";
+    }
+}
+
 void harness_after_launch(const char *what)
 {
     char findings[4096] = "";
     cudaError_t launch = cudaGetLastError();
-    if (launch != cudaSuccess) {
+    if (launch != cudaSuccess && is_launch_error(launch)) {
         findings_suffix(findings, sizeof findings);
         harness_fail("Check the launch configuration: at least one block, at most 1024 threads per block, "
                      "and no more shared memory than the device has.",
                      "%s did not launch: %s (%s).%s%s", what, cudaGetErrorName(launch),
                      cudaGetErrorString(launch), *findings ? "\n" : "", findings);
     }
-    cudaError_t run = cudaDeviceSynchronize();
+    cudaError_t run = launch != cudaSuccess ? launch : cudaDeviceSynchronize();
     int n = backend_take_findings(findings, sizeof findings);
     if (run != cudaSuccess)
-        harness_fail("An illegal address usually means an index that is not checked against n, or a "
-                     "host pointer passed to a kernel.",
-                     "%s failed while running: %s (%s).%s%s", what, cudaGetErrorName(run),
+        harness_fail(run_hint(run), "%s failed while running: %s (%s).%s%s", what, cudaGetErrorName(run),
                      cudaGetErrorString(run), n ? "\n" : "", findings);
     if (n > 0)
         harness_fail(NULL, "%s gave its result, but the emulator found %s:\n%s", what,
