@@ -43,7 +43,7 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/co
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
-.PHONY: help deps checker reset $(EXERCISE_GOALS) check test bench
+.PHONY: help deps checker reset $(EXERCISE_GOALS) check test bench metrics grade-file
 
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
@@ -53,6 +53,7 @@ help:
 	@echo "  make reset exNN  put exercise NN's starting file back (your version is kept in .state/backups/)"
 	@echo "  make test      verify the course itself: every solution passes, every skeleton fails"
 	@echo "  make bench     on a GPU: time every version and yours beside CUB and a copy, 2^20 to 2^28 ints"
+	@echo "  make metrics   every version's counters on the emulator in one table, yours beside them (no GPU needed)"
 	@echo "  make help      show this list"
 	@echo ""
 	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
@@ -84,5 +85,13 @@ check: checker
 test: checker
 	@checker/scripts/selftest.sh
 
+# For course developers: grade any kernel file against an exercise's suite, e.g.
+#   make grade-file EX=08 FILE=checker/corpus/ex08/atomics_not_zeroed.cu
+grade-file: checker
+	@out=$(BUILD)/$(BACKEND)/grade-file/ex$(EX); checker/scripts/build-suite.sh $(EX) $(FILE) $$out && $$out/suite
+
 bench: deps
 	@checker/scripts/bench.sh
+
+metrics: checker
+	@checker/metrics/metrics.sh table

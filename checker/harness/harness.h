@@ -186,3 +186,23 @@ double harness_dot_floats(const float *a, const float *b, size_t n, double *abs_
 #define HARNESS_FLOAT_UNIT (1.0 / 16777216.0) /* u = 2^-24, the unit roundoff of float (round to nearest) */
 
 #endif /* HARNESS_FLOATS_H */
+
+/* ---- One total (ex01, ex08, ex11: the whole sum in d_out[0]) ------------------------------------------- */
+
+/* A launcher that leaves the sum of d_in[0..n) in d_out[0]. */
+typedef void (*total_launcher)(const int *d_in, int *d_out, int n);
+
+typedef struct total_spec {
+    total_launcher launch;
+    const char *name;          /* "reduce_atomic", for messages */
+    const char *nothing_hint;  /* d_out[0] was never written */
+    const char *zero_hint;     /* the right sum plus what d_out held: an accumulator not set to 0 */
+    const char *wrong_hint;    /* any other wrong total (a suite may pass its own per call) */
+} total_spec;
+
+/* Runs the launcher `calls` times into the same output on n fresh random ints whose first one sits
+ * offset_ints ints past the start of an aligned allocation, and checks d_out[0] after each call, that
+ * nothing else of d_out was written, and that d_in is unchanged. wrong_hint, when not NULL, is the hint
+ * for any wrong total but an accumulator not zeroed (a test that knows the likely cause better). */
+void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int calls, uint64_t salt,
+                      const char *wrong_hint);

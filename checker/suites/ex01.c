@@ -5,49 +5,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *ZERO_HINT = "d_out holds garbage before your launcher runs: what must it hold before the "
+static const char ZERO_HINT[] = "d_out holds garbage before your launcher runs: what must it hold before the "
                                "first atomicAdd?";
-static const char *GRID_HINT = "How many blocks of 256 threads cover n elements when n is not a multiple "
+static const char GRID_HINT[] = "How many blocks of 256 threads cover n elements when n is not a multiple "
                                "of 256? And what must the threads past the end do?";
-static const char *ADD_HINT = "Nothing reached d_out[0]: does each thread whose i is below n call "
+static const char ADD_HINT[] = "Nothing reached d_out[0]: does each thread whose i is below n call "
                               "atomicAdd(d_out, d_in[i])?";
 
-/* The hint for the usual cause of a wrong total. */
-static const char *hint_for(int expected, int got)
-{
-    if (got == HARNESS_POISON_INT) return ADD_HINT;
-    if ((unsigned)got - (unsigned)expected == (unsigned)HARNESS_POISON_INT) return ZERO_HINT;
-    return GRID_HINT;
-}
+static const total_spec ATOMIC = {
+    .launch = reduce_atomic,
+    .name = "reduce_atomic",
+    .nothing_hint = ADD_HINT,
+    .zero_hint = ZERO_HINT,
+    .wrong_hint = GRID_HINT,
+};
 
 /* Runs reduce_atomic on n fresh values and compares d_out[0] with the sum. */
 static void expect_atomic_sum(size_t n, uint64_t salt)
 {
-    int range = harness_safe_int_range(n);
-    int *h_in = malloc(n * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
-    harness_random_ints(h_in, n, -range, range, salt);
-    int expected = (int)harness_sum_ints(h_in, 0, n);
-
-    dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(1);
-    char what[96];
-    snprintf(what, sizeof what, "reduce_atomic(n = %zu)", n);
-    reduce_atomic(dev_ptr(&in), dev_ptr(&out), (int)n);
-    harness_after_launch(what);
-
-    int got;
-    dev_fetch(&out, &got);
-    if (got != expected) {
-        char why[256];
-        harness_explain_int(expected, got, why, sizeof why);
-        harness_fail(hint_for(expected, got),
-                     "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
-    }
-    dev_expect_guards_intact(&out, what);
-    dev_expect_unchanged(&in, what);
-    dev_free(&in);
-    dev_free(&out);
-    free(h_in);
+    expect_int_total(&ATOMIC, n, 0, 1, salt, NULL);
 }
 
 START_TEST(test_ex01_cpu_reference)

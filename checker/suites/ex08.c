@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *LEVELS_HINT = "Each block of level 1 writes one partial: how many partials are there, and "
+static const char LEVELS_HINT[] = "Each block of level 1 writes one partial: how many partials are there, and "
                                  "does level 2 read exactly that many, no more and no fewer?";
-static const char *ZERO_HINT = "With atomics, d_out[0] holds garbage before your launcher runs: what must it "
+static const char ZERO_HINT[] = "With atomics, d_out[0] holds garbage before your launcher runs: what must it "
                                "hold before the first atomicAdd?";
-static const char *EMPTY_HINT = "With n = 0, how many blocks does your grid formula give, and can a kernel be "
+static const char EMPTY_HINT[] = "With n = 0, how many blocks does your grid formula give, and can a kernel be "
                                 "launched with that many? Who writes d_out[0] then?";
 
 /* A test that cannot run here passes with a sentence saying so (the runner has no "skipped" verdict for a
@@ -20,39 +20,19 @@ static void not_run_here(const char *test, const char *why)
     fflush(stdout);
 }
 
+static const total_spec MULTI_LEVEL = {
+    .launch = reduce_multi_level,
+    .name = "reduce_multi_level",
+    .nothing_hint = LEVELS_HINT,
+    .zero_hint = ZERO_HINT,
+    .wrong_hint = LEVELS_HINT,
+};
+
 /* Runs reduce_multi_level on n fresh values, `calls` times into the same output, and compares d_out[0]
  * with the sum after each call. */
 static void expect_total_calls(size_t n, uint64_t salt, int calls)
 {
-    int range = harness_safe_int_range(n);
-    int *h_in = malloc((n ? n : 1) * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
-    harness_random_ints(h_in, n, -range, range, salt);
-    int expected = (int)harness_sum_ints(h_in, 0, n);
-
-    dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(1);
-    for (int call = 1; call <= calls; call++) {
-        char what[128];
-        snprintf(what, sizeof what, "reduce_multi_level(n = %zu)%s", n, call > 1 ? ", called a second time," : "");
-        reduce_multi_level(dev_ptr(&in), dev_ptr(&out), (int)n);
-        harness_after_launch(what);
-
-        int got;
-        dev_fetch(&out, &got);
-        if (got != expected) {
-            char why[256];
-            harness_explain_int(expected, got, why, sizeof why);
-            const char *hint = LEVELS_HINT;
-            if (n == 0) hint = EMPTY_HINT;
-            else if (got - expected == HARNESS_POISON_INT || (call > 1 && got == 2 * expected)) hint = ZERO_HINT;
-            harness_fail(hint, "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
-        }
-        dev_expect_guards_intact(&out, what);
-    }
-    dev_expect_unchanged(&in, "reduce_multi_level");
-    dev_free(&in);
-    dev_free(&out);
-    free(h_in);
+    expect_int_total(&MULTI_LEVEL, n, 0, calls, salt, n == 0 ? EMPTY_HINT : NULL);
 }
 
 static void expect_total(size_t n, uint64_t salt) { expect_total_calls(n, salt, 1); }

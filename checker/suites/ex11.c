@@ -6,50 +6,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *ZERO_HINT = "d_out holds garbage before your launcher runs: what must it hold before the "
+static const char ZERO_HINT[] = "d_out holds garbage before your launcher runs: what must it hold before the "
                                "first block's atomicAdd, and which call sets it without a second kernel?";
-static const char *EDGE_HINT = "Which elements do the int4 loads miss: the ints before the first 16-byte "
+static const char EDGE_HINT[] = "Which elements do the int4 loads miss: the ints before the first 16-byte "
                                "boundary (the head), and those after the last whole int4 (the tail)? Who adds them?";
-static const char *ALIGN_HINT = "An int4 load needs an address that is a multiple of 16. When d_in is not, how "
+static const char ALIGN_HINT[] = "An int4 load needs an address that is a multiple of 16. When d_in is not, how "
                                 "many ints must be read one by one before the int4s start?";
+
+static const total_spec FASTEST = {
+    .launch = reduce_fastest,
+    .name = "reduce_fastest",
+    .nothing_hint = EDGE_HINT,
+    .zero_hint = ZERO_HINT,
+    .wrong_hint = EDGE_HINT,
+};
 
 /* Runs reduce_fastest on n fresh values whose first one sits offset_ints ints past a 16-byte boundary,
  * `calls` times into the same output, and compares d_out[0] with the sum. */
 static void expect_sum_calls(size_t n, size_t offset_ints, uint64_t salt, int calls, const char *hint)
 {
-    int range = harness_safe_int_range(n);
-    int *h_in = malloc((n ? n : 1) * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
-    harness_random_ints(h_in, n, -range, range, salt);
-    int expected = (int)harness_sum_ints(h_in, 0, n);
-
-    int guard = HARNESS_GUARD_INT;
-    dev_buffer in = dev_input(h_in, n, sizeof(int), &guard, offset_ints * sizeof(int));
-    dev_buffer out = dev_output_ints(1);
-    for (int call = 1; call <= calls; call++) {
-        char what[160];
-        size_t past = (size_t)((uintptr_t)dev_ptr(&in) % 16);
-        char where[48] = "16-byte aligned";
-        if (past) snprintf(where, sizeof where, "%zu bytes past a 16-byte boundary", past);
-        snprintf(what, sizeof what, "reduce_fastest(n = %zu, d_in %s)%s", n, where,
-                 call > 1 ? ", called a second time," : "");
-        reduce_fastest(dev_ptr(&in), dev_ptr(&out), (int)n);
-        harness_after_launch(what);
-        int got;
-        dev_fetch(&out, &got);
-        if (got != expected) {
-            char why[256];
-            harness_explain_int(expected, got, why, sizeof why);
-            int not_zeroed = got - expected == HARNESS_POISON_INT || (call > 1 && got == 2 * expected);
-            harness_fail(not_zeroed ? ZERO_HINT : hint, "%s should leave %d in d_out[0], but it left %d: %s.",
-                         what, expected, got, why);
-        }
-        dev_expect_guards_intact(&out, what);
-    }
-    dev_expect_unchanged(&in, "reduce_fastest");
-    dev_free(&in);
-    dev_free(&out);
-    free(h_in);
+    expect_int_total(&FASTEST, n, offset_ints, calls, salt, hint);
 }
 
 static void expect_sum(size_t n, size_t offset_ints, uint64_t salt, const char *hint)

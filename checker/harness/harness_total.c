@@ -1,0 +1,57 @@
+/* harness_total.c - the check shared by the launchers that leave one total in d_out[0] (ex01, ex08, ex11). */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* What a call describes itself as in messages: the name, n, where d_in starts, which call it was. */
+static void describe_call(const total_spec *spec, size_t n, const dev_buffer *in, int call, char *buf,
+                          size_t len)
+{
+    char where[64] = "";
+    size_t past = (size_t)((uintptr_t)dev_ptr(in) % 16);
+    if (in->offset_bytes)
+        snprintf(where, sizeof where, ", d_in %zu bytes past a 16-byte boundary", past);
+    snprintf(buf, len, "%s(n = %zu%s)%s", spec->name, n, where, call > 1 ? ", called a second time," : "");
+}
+
+void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int calls, uint64_t salt,
+                      const char *wrong_hint)
+{
+    int range = harness_safe_int_range(n);
+    int *h_in = malloc((n ? n : 1) * sizeof *h_in);
+    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    harness_random_ints(h_in, n, -range, range, salt);
+    int expected = (int)harness_sum_ints(h_in, 0, n);
+
+    int guard = HARNESS_GUARD_INT;
+    dev_buffer in = dev_input(h_in, n, sizeof(int), &guard, offset_ints * sizeof(int));
+    dev_buffer out = dev_output_ints(1);
+    for (int call = 1; call <= calls; call++) {
+        char what[192];
+        describe_call(spec, n, &in, call, what, sizeof what);
+        spec->launch(dev_ptr(&in), dev_ptr(&out), (int)n);
+        harness_after_launch(what);
+        int got;
+        dev_fetch(&out, &got);
+        if (got != expected) {
+            char why[256];
+            harness_explain_int(expected, got, why, sizeof why);
+            /* Not zeroed: the poison plus the sum, or on a second call twice the sum. (The poison alone is
+             * "nothing written", even when the sum is 0.) */
+            int not_zeroed = got != HARNESS_POISON_INT &&
+                             ((unsigned)got - (unsigned)expected == (unsigned)HARNESS_POISON_INT ||
+                              (call > 1 && (unsigned)got == 2u * (unsigned)expected && expected != 0));
+            const char *hint = not_zeroed                 ? spec->zero_hint
+                               : wrong_hint                 ? wrong_hint
+                               : got == HARNESS_POISON_INT ? spec->nothing_hint
+                                                            : spec->wrong_hint;
+            harness_fail(hint, "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+        }
+        dev_expect_guards_intact(&out, what);
+    }
+    dev_expect_unchanged(&in, spec->name);
+    dev_free(&in);
+    dev_free(&out);
+    free(h_in);
+}
