@@ -1,0 +1,124 @@
+/* metrics.c - runs one exercise function once on the emulator, on a fixed input, and prints its counters
+ * as one line of key=value pairs (see checker/metrics/metrics.sh, which builds it and reads the line).
+ *
+ * Built once per kernel file, linked with that file and the emulator:
+ *   cc -DMETRICS_FN=reduce_v2 -DMETRICS_SHAPE=METRICS_PARTIALS -include checker/contracts/ex03.h -c metrics.c
+ * METRICS_FN is the contract function to call; METRICS_SHAPE says how it is called:
+ *   METRICS_PARTIALS  int fn(const int *d_in, int *d_out, int n, int block): one partial per block (v1-v6)
+ *   METRICS_TOTAL     void fn(const int *d_in, int *d_out, int n): the total in d_out[0] (01, 08, 11)
+ *   METRICS_FLOAT     void fn(const float *d_in, float *d_out, int n): a float total (09's max, 10)
+ *
+ * Usage: metrics [n [block]]   (defaults: n = 2^20, block = 256; the input is the same on every run)
+ * Exit status: 0 and the line on stdout; 1 when the function failed, found something, or was wrong
+ * (one sentence on stderr: the tests' report says more). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "../emu/emu.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define METRICS_PARTIALS 1
+#define METRICS_TOTAL 2
+#define METRICS_FLOAT 3
+
+#if !defined(METRICS_FN) || !defined(METRICS_SHAPE)
+#error "build with -DMETRICS_FN=<contract function> -DMETRICS_SHAPE=<METRICS_PARTIALS|TOTAL|FLOAT>"
+#endif
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+/* The fixed input: small values (so no sum overflows), from a fixed-seed xorshift. */
+static int value_at(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    *state = x;
+    return (int)(x % 201) - 100;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "metrics: %s(...) %s\n", STR(METRICS_FN), what);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1 << 20;
+    int block = argc > 2 ? atoi(argv[2]) : 256;
+    if (n < 1 || block < 1) return fail("needs n >= 1 and block >= 1");
+
+    /* The harness reports findings itself; here one finding is enough to say "no numbers". */
+    setenv("EMU_QUIET", "1", 0);
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    size_t out_count = (size_t)n / (size_t)block + 2;  /* room for one partial per block of the grid */
+    int ok = 1;
+    emu_metrics m;
+    emu_metrics_take(&m); /* start from zero */
+
+#if METRICS_SHAPE == METRICS_FLOAT
+    float *h_in = malloc((size_t)n * sizeof *h_in), *d_in, *d_out, got;
+    if (!h_in) return fail("could not get host memory");
+    for (int i = 0; i < n; i++) h_in[i] = (float)value_at(&state) / 8.0f;
+    if (cudaMalloc((void **)&d_in, (size_t)n * sizeof *d_in) || cudaMalloc((void **)&d_out, out_count * sizeof *d_out) ||
+        cudaMemcpy(d_in, h_in, (size_t)n * sizeof *d_in, cudaMemcpyHostToDevice))
+        return fail("could not set up device memory");
+    METRICS_FN(d_in, d_out, n);
+    if (cudaGetLastError() || cudaDeviceSynchronize()) return fail("failed to launch or to run");
+    cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+    double max = h_in[0], sum = 0;
+    for (int i = 0; i < n; i++) sum += h_in[i], max = h_in[i] > max ? h_in[i] : max;
+    ok = got == (float)max || fabs(got - sum) <= 1e-3 * (fabs(sum) + 1); /* a max, or a sum */
+#else
+    int *h_in = malloc((size_t)n * sizeof *h_in), *h_out = malloc(out_count * sizeof *h_out), *d_in, *d_out;
+    if (!h_in || !h_out) return fail("could not get host memory");
+    long long expected = 0, got = 0;
+    for (int i = 0; i < n; i++) h_in[i] = value_at(&state), expected += h_in[i];
+    if (cudaMalloc((void **)&d_in, (size_t)n * sizeof *d_in) || cudaMalloc((void **)&d_out, out_count * sizeof *d_out) ||
+        cudaMemcpy(d_in, h_in, (size_t)n * sizeof *d_in, cudaMemcpyHostToDevice) ||
+        cudaMemset(d_out, 0, out_count * sizeof *d_out))
+        return fail("could not set up device memory");
+#if METRICS_SHAPE == METRICS_PARTIALS
+    int grid = METRICS_FN(d_in, d_out, n, block);
+    if (grid < 1 || (size_t)grid > out_count) return fail("returned a grid outside [1, n / block + 2]");
+#else
+    int grid = 1;
+    METRICS_FN(d_in, d_out, n);
+#endif
+    if (cudaGetLastError() || cudaDeviceSynchronize()) return fail("failed to launch or to run");
+    cudaMemcpy(h_out, d_out, (size_t)grid * sizeof *h_out, cudaMemcpyDeviceToHost);
+    for (int b = 0; b < grid; b++) got += h_out[b];
+    ok = got == expected;
+#endif
+
+    char findings[256];
+    if (emu_findings_take(findings, sizeof findings) > 0) return fail("ran, but the emulator found a bug in it");
+    if (!ok) return fail("gave a wrong result");
+    emu_metrics_take(&m);
+    if (m.blocks == 0) return fail("launched no kernel");
+
+    /* Per block: barriers are counted once per warp, so a block's __syncthreads() count is divided by its
+     * warps. threads_per_block is the last launch's (a second pass may use another). */
+    double warps = (double)((m.threads_per_block + 31) / 32);
+    printf("n=%d block=%d", n, block);
+    printf(" warp_instructions=%llu thread_instructions=%llu divergent_branches=%llu",
+           (unsigned long long)m.warp_instructions, (unsigned long long)m.thread_instructions,
+           (unsigned long long)m.divergent_branches);
+    printf(" shared_loads=%llu shared_stores=%llu bank_conflicts=%llu",
+           (unsigned long long)m.shared_load_instructions, (unsigned long long)m.shared_store_instructions,
+           (unsigned long long)(m.shared_load_bank_conflicts + m.shared_store_bank_conflicts));
+    printf(" load_requests=%llu load_sectors=%llu store_requests=%llu store_sectors=%llu",
+           (unsigned long long)m.global_load_requests, (unsigned long long)m.global_load_sectors,
+           (unsigned long long)m.global_store_requests, (unsigned long long)m.global_store_sectors);
+    printf(" atomics=%llu barriers=%llu blocks=%llu threads_per_block=%llu",
+           (unsigned long long)(m.global_atomics + m.shared_atomics), (unsigned long long)m.barriers,
+           (unsigned long long)m.blocks, (unsigned long long)m.threads_per_block);
+    printf(" active_lanes=%.1f barriers_per_block=%.1f sectors_per_request=%.1f\n",
+           m.warp_instructions ? (double)m.thread_instructions / (double)m.warp_instructions : 0.0,
+           (double)m.barriers / (double)m.blocks / warps,
+           m.global_load_requests ? (double)m.global_load_sectors / (double)m.global_load_requests : 0.0);
+    return 0;
+}

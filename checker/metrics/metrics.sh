@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# metrics.sh - the emulator's counters for one kernel file, a learner's beside the reference's.
+#   metrics.sh block NN FILE   after `make exNN`: the exercise's metrics block (nothing when it has none,
+#                              or when FILE does not build or run correctly: the tests already said why)
+#   metrics.sh table           `make metrics`: every reference version in one table, and yours where done
+#   metrics.sh line NN FUNCTION SHAPE FILE   the raw line of checker/metrics/metrics.c's program
+# Versions, the metrics each lesson shows, and the sentences come from checker/metrics/manifest.txt.
+set -u
+. checker/scripts/lib.sh
+
+N=${METRICS_N:-1048576} BLOCK=${METRICS_BLOCK:-256}
+work="$BUILD/emu/metrics"
+manifest=checker/metrics/manifest.txt
+
+# ---- Running one file ------------------------------------------------------------------------------------
+
+# The program's line for one kernel file, cached by everything that decides it (the same file, the same
+# emulator, the same input give the same counters).
+metrics_line() {
+    local nn=$1 fn=$2 shape=$3 src=$4 key dir obj
+    [ -n "${EMU_LIB:-}" ] && [ -f "$EMU_LIB" ] && [ -s "$src" ] || return 1
+    key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
+            echo "$fn $shape $N $BLOCK"; } | md5sum | cut -c1-16)
+    dir="$work/$key"
+    [ -f "$dir/failed" ] && return 1
+    if [ ! -f "$dir/line" ]; then
+        mkdir -p "$dir"
+        obj="$dir/kernel.o"
+        # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
+        local learner="$BUILD/emu/learner/ex$nn/kernel.o"
+        if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
+            cp "$learner" "$obj"
+        else
+            $NVCC $EMU_NVCCFLAGS -O3 -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" \
+                -c "$src" -o "$obj" >"$dir/build.log" 2>&1 || { touch "$dir/failed"; return 1; }
+        fi
+        $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
+            -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
+            >>"$dir/build.log" 2>&1 &&
+        $CXX "$dir/metrics.o" "$obj" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1 &&
+        timeout 120 "$dir/metrics" "$N" "$BLOCK" >"$dir/line.new" 2>"$dir/run.log" &&
+        mv "$dir/line.new" "$dir/line"
+        local status=$?
+        rm -f "$obj" "$dir/metrics.o" "$dir/metrics" "$dir/line.new"  # only the line and the logs stay
+        [ $status = 0 ] || { touch "$dir/failed"; return 1; }
+    fi
+    cat "$dir/line"
+}
+
+# The manifest's versions, one line each: name|nn|function|shape|solution|previous|show|moved|why
+versions() {
+    awk '/^#/ || /^[ \t]*$/ { next }
+         /^[^ \t]/ { if (name) print rec(); name = $1; nn = $2; fn = $3; shape = $4; sol = $5; prev = $6
+                     show = moved = why = ""; next }
+         { key = $1; sub(/^[ \t]*[a-z]+[ \t]+/, "")
+           if (key == "show") show = $0; else if (key == "moved") moved = $0; else if (key == "why") why = $0 }
+         function rec() { return name "|" nn "|" fn "|" shape "|" sol "|" prev "|" show "|" moved "|" why }
+         END { if (name) print rec() }' "$manifest"
+}
+
+# A version by name; the version that exercise NN's block shows (the one with a `show` line).
+version_of() { versions | awk -F'|' -v k="$1" '$1 == k { print; exit }'; }
+version_of_exercise() { versions | awk -F'|' -v n="$1" '$2 == n && $7 != "" { print; exit }'; }
+
+# ---- Formatting (awk, shared by the block and the table) -------------------------------------------------
+
+# parse() reads a key=value line into an array; cell() and label() show one metric; fill() fills a sentence
+# from the arrays x (this version) and p (the previous one). The caller's awk program follows.
+read -r -d '' AWK_LIB <<'AWK'
+function parse(line, arr,    i, kv, n, f) {
+    n = split(line, f, " ")
+    for (i = 1; i <= n; i++) { split(f[i], kv, "="); arr[kv[1]] = kv[2] }
+}
+function group(v,    s) {                # 2707456 -> 2,707,456; 9.0 -> 9; other decimals stay
+    if (v ~ /\.0$/) sub(/\.0$/, "", v)
+    if (v ~ /\./) return v
+    s = ""
+    while (length(v) > 3) { s = "," substr(v, length(v) - 2) s; v = substr(v, 1, length(v) - 3) }
+    return v s
+}
+function cell(arr, m) {                   # one metric as shown, from one version's numbers
+    if (m == "shared") return group(arr["shared_loads"]) " / " group(arr["shared_stores"])
+    if (m == "global_loads") return group(arr["load_requests"]) " / " group(arr["load_sectors"])
+    return group(arr[m])
+}
+function label(m) {
+    if (m == "warp_instructions") return "warp instructions"
+    if (m == "active_lanes") return "active lanes per instruction (of 32)"
+    if (m == "divergent_branches") return "divergent branches"
+    if (m == "shared") return "shared-memory loads / stores"
+    if (m == "bank_conflicts") return "shared-memory bank conflicts"
+    if (m == "global_loads") return "global load requests / sectors"
+    if (m == "sectors_per_request") return "32-byte sectors per load request"
+    if (m == "barriers_per_block") return "__syncthreads() per block"
+    if (m == "atomics") return "atomic instructions"
+    if (m == "blocks") return "blocks launched"
+    return m
+}
+function times(a, b) {                    # how many times smaller b is than a
+    if (b + 0 == 0) return a + 0 == 0 ? "no" : "all"
+    return sprintf(a / b >= 10 ? "%.0fx" : "%.1fx", a / b)
+}
+function more(a, b) { return b > 0 ? a / b : (a > 0 ? 1e9 : 1) }
+function max(a, b) { return a > b ? a : b }
+function fill(t,    out, k, m) {       # {x.M}, {p.M}, {r.M}
+    out = ""
+    while (match(t, /\{[xpr]\.[a-z_]+\}/)) {
+        k = substr(t, RSTART + 1, 1); m = substr(t, RSTART + 3, RLENGTH - 4)
+        out = out substr(t, 1, RSTART - 1)
+        if (k == "x") out = out (x[m] + 0 == 0 && m !~ /lanes|per/ ? "no" : group(x[m]))
+        else if (k == "p") out = out group(p[m])
+        else out = out times(p[m], x[m])
+        t = substr(t, RSTART + RLENGTH)
+    }
+    return out t
+}
+AWK
+
+# ---- After `make exNN` -----------------------------------------------------------------------------------
+
+block() {
+    local nn=$1 file=$2 rec name fn shape sol prev show moved why mine ref before=""
+    rec=$(version_of_exercise "$nn")
+    [ -n "$rec" ] || return 0
+    IFS='|' read -r name _ fn shape sol prev show moved why <<<"$rec"
+    mine=$(metrics_line "$nn" "$fn" "$shape" "$file") || return 0
+    ref=$(metrics_line "$nn" "$fn" "$shape" "solutions/$sol") || return 0
+    if [ "$prev" != - ]; then
+        local prec pnn pfn pshape psol
+        prec=$(version_of "$prev")
+        IFS='|' read -r _ pnn pfn pshape psol _ <<<"$prec"
+        before=$(metrics_line "$pnn" "$pfn" "$pshape" "solutions/$psol") || before=""
+    fi
+    [ -n "$before" ] || before=$ref
+    say ""
+    awk -v shape="$shape" -v name="$name" -v shown="$show" -v moved="$moved" -v why="$why" \
+        -v mine="$mine" -v ref="$ref" -v before="$before" -v bold="$BOLD" -v dim="$DIM" -v reset="$RESET" \
+        "$AWK_LIB"'
+    BEGIN {
+        parse(mine, y); parse(ref, x); parse(before, p)
+        head = "Metrics on the emulator (n = " x["n"] (shape == "partials" ? ", block " x["block"] : "") ")"
+        printf "%s%-44s %18s %18s%s\n", bold, head, "yours", "reference (" name ")", reset
+        k = split(shown, ms, " ")
+        worst = ""; worst_ratio = 1.25
+        for (i = 1; i <= k; i++) {
+            printf "  %-42s %18s %18s\n", label(ms[i]), cell(y, ms[i]), cell(x, ms[i])
+            # Yours as a multiple of the reference, for counts only (fewer lanes or sectors per
+            # request are not simply worse); the largest, from 1.25x up, gets a line of its own.
+            if (ms[i] == "shared") r = more(y["shared_loads"] + y["shared_stores"], x["shared_loads"] + x["shared_stores"])
+            else if (ms[i] == "global_loads") r = max(more(y["load_requests"], x["load_requests"]), more(y["load_sectors"], x["load_sectors"]))
+            else if (ms[i] == "active_lanes" || ms[i] == "sectors_per_request") r = 0
+            else r = more(y[ms[i]], x[ms[i]])
+            if (r > worst_ratio) { worst = ms[i]; worst_ratio = r }
+        }
+        text = fill(moved) "; " why "."
+        # One sentence, wrapped at 96 columns.
+        n = split(text, w, " "); line = "→"
+        for (i = 1; i <= n; i++) {
+            if (length(line) + 1 + length(w[i]) > 96) { print line; line = " " }
+            line = line " " w[i]
+        }
+        print line
+        if (worst != "")
+            printf "%sWhere yours differs most: %s, %s against %s.%s\n", dim, label(worst), cell(y, worst),
+                   cell(x, worst), reset
+    }'
+}
+
+# ---- `make metrics` --------------------------------------------------------------------------------------
+
+table() {
+    if [ -z "${EMU_LIB:-}" ] || [ ! -f "$EMU_LIB" ]; then
+        say "make metrics runs every version on the course's emulator, and it is not built here: run \`make test\`"
+        say "to see why."
+        return 1
+    fi
+    say "Running every reference version (and yours, for the exercises you have done) once on the emulator,"
+    say "n = $N ints, blocks of $BLOCK threads where the version takes a block size..."
+    mkdir -p "$work"
+    # Each version in the background; each writes its own line file.
+    local rows="$work/table" name nn fn shape sol rest i=0
+    rm -rf "$rows"; mkdir -p "$rows"
+    while IFS='|' read -r name nn fn shape sol rest; do
+        i=$((i + 1))
+        (metrics_line "$nn" "$fn" "$shape" "solutions/$sol" >"$rows/$i.ref" 2>/dev/null) &
+        if [ "$(checker/scripts/progress.sh state "$nn")" = done ] && [ -n "$(exercise_file "$nn")" ] &&
+           [ "$(version_of_exercise "$nn" | cut -d'|' -f1)" = "$name" ]; then
+            (metrics_line "$nn" "$fn" "$shape" "$(exercise_file "$nn")" >"$rows/$i.yours" 2>/dev/null) &
+        fi
+    done < <(versions)
+    wait
+    i=0
+    {
+        while IFS='|' read -r name nn fn shape sol rest; do
+            i=$((i + 1))
+            echo "$name ($nn)|$(cat "$rows/$i.ref")"
+            [ -s "$rows/$i.yours" ] && echo "  yours|$(cat "$rows/$i.yours")"
+            [ -e "$rows/$i.yours" ] && [ ! -s "$rows/$i.yours" ] && echo "  yours|failed"
+        done < <(versions)
+    } | awk -F'|' -v bold="$BOLD" -v reset="$RESET" "$AWK_LIB"'
+    BEGIN {
+        fmt = "%-15s %6s %10s %5s %8s %16s %9s %16s %8s %7s\n"
+        printf bold fmt reset, "version (ex)", "blocks", "warp instr", "lanes", "diverg.", "shared ld / st",
+               "conflicts", "global req / sect", "barriers", "atomics"
+    }
+    {
+        if ($2 == "") { printf "%-15s (did not run)\n", $1; next }
+        if ($2 == "failed") { printf "%-15s (your file did not build or run correctly here)\n", $1; next }
+        delete a; parse($2, a)
+        printf fmt, $1, group(a["blocks"]), group(a["warp_instructions"]), a["active_lanes"], group(a["divergent_branches"]),
+               cell(a, "shared"), group(a["bank_conflicts"]), cell(a, "global_loads"), a["barriers_per_block"],
+               group(a["atomics"])
+    }'
+    say ""
+    say "lanes: active lanes per warp instruction (of 32); diverg.: divergent branches; barriers: __syncthreads()"
+    say "per block. Counted as Nsight Compute counts them, but instructions are PTX, not SASS: compare versions"
+    say "with each other. Each counter: lessons/reading-the-report.md, \"The counters\". Your exercises appear"
+    say "here once \`make exNN\` passes."
+}
+
+case "${1:-}" in
+block) block "$2" "$3" ;;
+table) table ;;
+line) metrics_line "$2" "$3" "$4" "$5" ;;
+*) say "usage: metrics.sh block NN FILE | table | line NN FUNCTION SHAPE FILE"; exit 2 ;;
+esac
