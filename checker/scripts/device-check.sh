@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# device-check.sh STEP... - what the course verifies on a GPU machine, in as few calls as possible.
+# Steps: test (make test on the GPU and the emulator), report (make ex05 as a skeleton, as the solution and
+# with a missing __syncthreads()), bench (make bench), compare (GPU vs emulator answers), ncu (emulator
+# metrics vs Nsight Compute). Needs .deps/ from checker/scripts/device-deps.sh where Check is not installed.
+# Each step's whole log goes to $OUT/logs.tgz (the device tool brings $OUT back); its tail is printed.
+set -u
+out=${OUT:-build/device}
+logs=$(mktemp -d)
+mkdir -p "$out"
+[ -d .deps ] && export PATH="$PWD/.deps/bin:$PATH"
+nvidia-smi -L | tee "$logs/gpu.txt"
+export NO_COLOR=1
+
+step() {
+    local name=$1 lines=$2
+    shift 2
+    echo "=== $name"
+    local start=$SECONDS
+    "$@" >"$logs/$name.log" 2>&1
+    echo "exit $? after $((SECONDS - start)) s" >>"$logs/$name.log"
+    tail -n "$lines" "$logs/$name.log"
+}
+
+# The exercise 05 report with the learner's file in three states (this machine's copy of the tree only).
+report() {
+    local file=exercises/05-last-warp/v4_unroll_last_warp.cu
+    echo "----- skeleton"; make --no-print-directory ex05
+    cp solutions/v4_unroll_last_warp.cu "$file"
+    echo "----- solution"; make --no-print-directory ex05
+    sed '0,/__syncthreads();/s//\/\/ (the barrier after the load is missing)/' solutions/v4_unroll_last_warp.cu >"$file"
+    echo "----- missing __syncthreads() after the load"; make --no-print-directory ex05
+    git checkout -q -- "$file" 2>/dev/null || true
+}
+
+make -s checker >"$logs/build.log" 2>&1 || { echo "the checker did not build:"; tail -n 30 "$logs/build.log"; }
+for s in "$@"; do
+    case $s in
+    test) step make-test 12 make --no-print-directory test ;;
+    report) step report-ex05 0 report ;;
+    bench) step bench 70 make --no-print-directory bench ;;
+    compare) step gpu-compare 40 make --no-print-directory gpu-compare ;;
+    ncu) step ncu-compare 60 make --no-print-directory ncu-compare ;;
+    *) echo "device-check: unknown step $s" ;;
+    esac
+done
+cp build/gpu/bench/bench.png build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$out/" 2>/dev/null
+tar -czf "$out/logs.tgz" -C "$logs" .
