@@ -43,21 +43,30 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/co
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
-.PHONY: help deps checker reset $(EXERCISE_GOALS) check test bench metrics grade-file
+.PHONY: help deps checker reset hint solution watch predict editor $(EXERCISE_GOALS) check test bench metrics grade-file
 
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
 	@echo ""
 	@echo "  make exNN      build your exercise NN (01 to 11), run its hidden tests, show the report"
 	@echo "  make check     grade every exercise and show your progress"
-	@echo "  make reset exNN  put exercise NN's starting file back (your version is kept in .state/backups/)"
+	@echo "  make watch     grade the first exercise not done each time you save it (make watch exNN: that one)"
+	@echo "  make hint exNN     the next hint of exercise NN, a question, one at a time"
+	@echo "  make solution exNN once NN passes: the reference solution, a diff against yours, what comes next"
+	@echo "  make predict exNN  before running NN: say which metric you expect to move; the report compares"
+	@echo "  make reset exNN    put exercise NN's starting file back (your version is kept in .state/backups/)"
+	@echo "  make editor    write compile_commands.json so that clangd (VS Code, Vim, Emacs) understands the .cu files"
 	@echo "  make test      verify the course itself: every solution passes, every skeleton fails"
 	@echo "  make bench     on a GPU: time every version and yours beside CUB and a copy, 2^20 to 2^28 ints"
 	@echo "  make metrics   every version's counters on the emulator in one table, yours beside them (no GPU needed)"
+	@echo "  make gpu-compare  course developers, on a GPU: the emulator gives the same answers as the GPU"
+	@echo "  make ncu-compare  course developers, on a GPU: the emulator's metrics beside Nsight Compute's"
 	@echo "  make help      show this list"
 	@echo ""
 	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
-	@echo "NO_COLOR=1 turns colours off. This machine grades on: $(BACKEND)$(if $(filter emu,$(BACKEND)), (the emulator on CPU))."
+	@echo "make check FORMAT=tap (or xml) also writes one result file per exercise to $(BUILD)/results/;"
+	@echo "NO_COLOR=1 turns colours off. make exits 0 when all it was asked passed, else 2 (README: \"Exit status\")."
+	@echo "This machine grades on: $(BACKEND)$(if $(filter emu,$(BACKEND)), (the emulator on CPU))."
 
 deps:
 	@checker/scripts/deps.sh
@@ -66,18 +75,25 @@ checker: deps
 	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
 
 # `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
-ACTION := $(firstword $(filter reset,$(MAKECMDGOALS)))
+ACTION := $(firstword $(filter reset hint solution watch predict,$(MAKECMDGOALS)))
 EXERCISE_GOALS := ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11
 
 ifeq ($(ACTION),)
-$(EXERCISE_GOALS): checker
+$(EXERCISE_GOALS): checker | compile_commands.json
 	@checker/scripts/grade.sh $(patsubst ex%,%,$@)
 else
 $(EXERCISE_GOALS):
 	@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
 $(ACTION):
-	@$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,echo "Say which exercise, e.g. make $(ACTION) ex05")
+	@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),echo "There is no exercise called $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)): the exercises are ex01 to ex11."; exit 2,)
+	@$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,echo "Say which exercise, e.g. make $(ACTION) ex05."; exit 2))
 endif
+
+# clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
+editor:
+	@checker/scripts/editor.sh
+compile_commands.json:
+	@checker/scripts/editor.sh --quiet
 
 check: checker
 	@checker/scripts/check-all.sh
@@ -95,3 +111,10 @@ bench: deps
 
 metrics: checker
 	@checker/metrics/metrics.sh table
+
+# GPU verification (checker/gpu/README.md): the emulator against a real GPU, for course developers.
+.PHONY: gpu-compare ncu-compare
+gpu-compare:
+	@checker/gpu/compare.sh $(GPU_COMPARE_ARGS)
+ncu-compare:
+	@checker/gpu/ncu_compare.sh $(NCU_COMPARE_ARGS)

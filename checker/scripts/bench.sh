@@ -5,8 +5,8 @@ set -u
 . checker/scripts/lib.sh
 if [ -z "${HAVE_GPU:-}" ]; then
     say "make bench times kernels on an NVIDIA GPU, and this machine has none (nvidia-smi -L finds no GPU)."
-    say "Without a GPU, \`make exNN\` still shows each version's emulator metrics: instructions, bank"
-    say "conflicts, memory sectors and barriers, which are what the speed-ups come from."
+    say "Without a GPU, \`make metrics\` shows every version's emulator counters side by side: instructions,"
+    say "bank conflicts, memory sectors and barriers, which are what the speed-ups come from."
     exit 1
 fi
 out="$BUILD/gpu/bench"

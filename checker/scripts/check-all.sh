@@ -1,25 +1,59 @@
 #!/usr/bin/env bash
 # check-all.sh - grades every exercise quietly and prints one line each, then a progress bar.
+# FORMAT=tap or FORMAT=xml also leaves one file per exercise in RESULTS (default build/results/): Check's
+# TAP or XML output, for teachers and CI; an exercise that does not compile gets a file that says so.
+# On a GPU the emulator grades too, as with `make exNN`. Exit status: 0 every exercise done, 1 otherwise.
 set -u
 . checker/scripts/lib.sh
+
+format=${FORMAT:-}
+results=${RESULTS:-$BUILD/results}
+case $format in
+'') ;;
+tap | xml) mkdir -p "$results" && rm -f "$results"/ex*.tap "$results"/ex*.xml ;;
+*) say "FORMAT=$format is not one I know: use FORMAT=tap or FORMAT=xml."; exit 2 ;;
+esac
+backends=$BACKEND
+[ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && backends="gpu emu"
+
+# A result file for an exercise whose file does not build, so that every exercise has one.
+write_unbuilt() {
+    local nn=$1 backend=$2 why=$3 f="$results/ex$1${2:+.$2}.$format"
+    case $format in
+    tap) printf '1..1\nnot ok 1 - ex%s: %s\n' "$nn" "$why" >"$f" ;;
+    xml) printf '<?xml version="1.0"?>\n<testsuites xmlns="http://check.sourceforge.net/ns">\n  <suite>\n    <title>%s</title>\n    <test result="error">\n      <path>.</path>\n      <fn>build:0</fn>\n      <id>builds</id>\n      <iteration>0</iteration>\n      <description>%s</description>\n      <message>%s</message>\n    </test>\n  </suite>\n</testsuites>\n' "$nn" "builds" "$why" >"$f" ;;
+    esac
+}
 
 done_count=0 total=0
 printf '%s  %-4s %-58s %-7s %s%s\n' "$BOLD" ex exercise tests state "$RESET"
 for nn in $(exercise_numbers); do
     total=$((total + 1))
     file=$(exercise_file "$nn")
-    out="$BUILD/$BACKEND/learner/ex$nn"
     title=$(exercise_title "$nn" | cut -c1-58)
-    if ! checker/scripts/build-suite.sh "$nn" "$file" "$out" >/dev/null 2>&1; then
+    # Each backend's counts are added up: on a GPU, a test fails if it fails on either.
+    passed=0 failed=0 skipped=0 built=1
+    for backend in $backends; do
+        out="$BUILD/$backend/learner/ex$nn"
+        suffix=$([ "$backends" != "$BACKEND" ] && echo ".$backend")
+        if ! checker/scripts/build-suite.sh "$nn" "$file" "$out" "$backend" >/dev/null 2>&1; then
+            built=0
+            [ -n "$format" ] && write_unbuilt "$nn" "${suffix#.}" "$file does not compile or link"
+            break
+        fi
+        report=()
+        [ -n "$format" ] && report=(--"$format" "$results/ex$nn$suffix.$format")
+        result=$(NO_COLOR=1 timeout 1800 "$out/suite" --summary "${report[@]}" 2>/dev/null | grep '^RESULT ' | tail -n 1)
+        p=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
+        f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
+        s=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
+        passed=$((passed + ${p:-0})) failed=$((failed + ${f:-1})) skipped=$((skipped + ${s:-0}))
+    done
+    if [ $built = 0 ]; then
         printf '  %-4s %-58s %-7s %s\n' "$nn" "$title" "-" "${RED}does not compile${RESET}"
         checker/scripts/progress.sh record "$nn" failing
         continue
     fi
-    result=$(timeout 1800 "$out/suite" --summary 2>/dev/null | grep '^RESULT ' | tail -n 1)
-    passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
-    failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
-    skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
-    passed=${passed:-0} failed=${failed:-1} skipped=${skipped:-0}
     tests="$passed/$((passed + failed))"
     if [ "$failed" = 0 ] && [ "$skipped" = 0 ]; then
         state="${GREEN}✓ done${RESET}"; done_count=$((done_count + 1))
@@ -44,7 +78,10 @@ first=$(for nn in $(exercise_numbers); do
     [ "$(checker/scripts/progress.sh state "$nn")" = done ] || { echo "$nn"; break; }
 done)
 if [ -n "$first" ]; then
-    say "Next: \`make ex$first\` ($(exercise_dir "$first")/lesson.md)."
+    say "Next: \`make ex$first\` ($(exercise_dir "$first")/lesson.md), or \`make watch\` to grade it on every save."
+    [ -n "$format" ] && say "The $format results are in $results/, one file per exercise."
     exit 1
 fi
 say "${GREEN}Every exercise is done.${RESET}"
+[ -n "$format" ] && say "The $format results are in $results/, one file per exercise."
+exit 0

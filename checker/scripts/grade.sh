@@ -40,17 +40,24 @@ if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
     say "${DIM}The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:${RESET}"
     run_on emu || status=1
 fi
+# The emulator's counters for this kernel beside the reference's; nothing when the exercise has none or
+# the kernel does not run correctly (the report above says why).
+[ -n "${EMU_LIB:-}" ] && checker/metrics/metrics.sh block "$nn" "$file"
 say ""
 if [ $status -eq 0 ]; then
     checker/scripts/progress.sh record "$nn" done
+    checker/scripts/predict.sh show "$nn"
     next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
     if [ -n "$next" ]; then
         say "${GREEN}Well done.${RESET} Next: read $(exercise_dir "$next")/lesson.md, then run \`make ex$next\`."
+        checker/scripts/predict.sh offer "$next"
     else
         say "${GREEN}Well done: that was the last exercise.${RESET} Run \`make check\` to see the whole course."
     fi
+    say "\`make solution ex$nn\` shows the reference solution beside yours."
 else
     checker/scripts/progress.sh record "$nn" failing
     say "Edit $file and run \`make ex$nn\` again; the lesson is $dir/lesson.md."
+    say "Stuck? \`make hint ex$nn\` asks a question that points the way, one hint at a time."
 fi
 exit $status

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# solution.sh NN - once exercise NN is done (see .state/progress), shows where its reference solution is,
+# a diff between the learner's file and it, and what the next exercise changes. Before that it refuses.
+# Exit status: 0 shown, 2 no such exercise, or not done yet.
+set -u
+. checker/scripts/lib.sh
+nn=${1:-}
+dir=$(exercise_dir "$nn")
+if [ -z "$nn" ] || [ -z "$dir" ]; then
+    say "There is no exercise '${nn}'. Say which one, e.g. \`make solution ex05\`; the exercises are: $(exercise_numbers | tr '\n' ' ')"
+    exit 2
+fi
+file=$(exercise_file "$nn")
+sol=$(solution_file "$nn")
+
+if [ "$(checker/scripts/progress.sh state "$nn")" != done ]; then
+    say "The reference solution of exercise $nn opens once your own version passes: run \`make ex$nn\` until"
+    say "every test is green. Until then, \`make hint ex$nn\` gives a hint, one question at a time."
+    exit 2
+fi
+
+say "${BOLD}Exercise $nn is done.${RESET} The reference solution is $sol."
+say ""
+if [ -z "$file" ] || [ ! -f "$file" ]; then
+    say "Your file is missing from $dir, so there is nothing to compare; \`make reset ex$nn\` brings the starting file back."
+elif cmp -s "$file" "$sol"; then
+    say "Your $file is identical to it."
+else
+    say "How it differs from yours (lines with - are yours, lines with + are the reference's):"
+    say ""
+    colour=never
+    [ -n "$GREEN" ] && colour=always
+    labels=(--label "yours: $file" --label "reference: $sol")
+    diff -u --color="$colour" "${labels[@]}" "$file" "$sol" 2>/dev/null
+    # A diff without --color (not GNU diff) says 2: try again plainly.
+    [ $? -gt 1 ] && diff -u "${labels[@]}" "$file" "$sol"
+    say ""
+    say "Both pass the same tests; differences in the comments, names or order of independent steps are fine."
+fi
+
+# What this version changed from the previous one: the diff between the two references is that lesson.
+prev=$(exercise_numbers | awk -v n="$nn" '$1 < n { p = $1 } END { print p }')
+if [ -n "$prev" ] && [[ $(basename "$sol") == v[0-9]* ]] && [[ $(basename "$(solution_file "$prev")") == v[0-9]* ]]; then
+    say ""
+    say "What this version changed from the previous one, as the course's references have it:"
+    say "    diff -u $(solution_file "$prev") $sol"
+fi
+
+next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
+if [ -n "$next" ]; then
+    say ""
+    say "${BOLD}What the next exercise changes${RESET} ($(exercise_dir "$next")/lesson.md, \"$(exercise_title "$next")\"):"
+    say ""
+    awk '/^## / { inside = ($0 ~ /^## Goal/); next } inside' "$(exercise_dir "$next")/lesson.md" |
+        sed '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' | sed 's/^/    /'
+    say ""
+    say "Then run \`make ex$next\`. Before you do, \`make predict ex$next\` records what you expect to change."
+else
+    say ""
+    say "That was the last exercise. \`make check\` shows the whole course; on a GPU, \`make bench\` races every version."
+fi
