@@ -112,6 +112,11 @@ typedef struct harness_exercise {
  * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when tests were skipped. */
 int harness_run(const harness_exercise *ex, int argc, char **argv);
 
+/* Run in each test's process before the test: shows at most the first lines its kernels print. */
+void harness_capture_output(void);
+/* The exercise's tests, so that the capture can name the test (harness_run calls it). */
+void harness_capture_names(const harness_test *tests);
+
 /* The backend the tests run on: "GPU (NVIDIA H100 80GB HBM3)" or "emulator on CPU"; NULL when neither. */
 const char *harness_backend(void);
 

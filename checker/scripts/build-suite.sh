@@ -31,7 +31,8 @@ if ! $NVCC $flags -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.
     say "${BOLD}Your file does not compile yet.${RESET} nvcc says:"
     # nvcc writes file(line); editors turn file:line into a link.
     sed -E 's/^([^ :(]+\.cu)\(([0-9]+)\): /\1:\2: /' "$log" | grep -v '^$' | head -n 30 | sed 's/^/    /'
-    if grep -q "contracts/ex$nn.h" "$log"; then
+    # A changed signature: the contract's declaration clashes with the learner's definition.
+    if grep -qE "contracts/ex$nn.h|has \"C\" linkage|incompatible with previous" "$log"; then
         say "The checker calls the functions declared in checker/contracts/ex$nn.h: keep their names and"
         say "parameter types exactly as the skeleton has them."
     fi

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # selftest.sh - `make test`: the course verifies itself. Every reference solution must pass its hidden
-# suite, every skeleton must compile and fail it, every wrong kernel of the corpus must be caught with the
-# diagnosis it names, and the harness's and the emulator's own tests must pass.
+# suite, every skeleton must compile and fail it, every wrong kernel of the corpus (checker/corpus/) must be
+# caught with the diagnosis it names, every correct but unusual kernel (checker/unusual/) must pass, every
+# bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
+# the learner's file unchanged, and the harness's and the emulator's own tests must pass. A table of caught
+# and missed per exercise follows the per-item lines.
 # On a GPU machine each verification runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
@@ -31,6 +34,10 @@ for nn in $(exercise_numbers); do
         gpu_only=$(grep -q '^// gpu-only' "$bad" && echo 1)
         echo "wrong kernel $bad|$nn|$bad|fail|$pattern|$gpu_only" >>"$items"
     done
+    for good in checker/unusual/ex"$nn"/*.cu; do
+        [ -e "$good" ] || continue
+        echo "unusual kernel $good|$nn|$good|pass||" >>"$items"
+    done
 done
 
 # ---- Build and run each one on each backend (in parallel; each writes its own files) --------------------
@@ -51,9 +58,14 @@ export -f run_item
 export items work
 count=$(wc -l <"$items")
 say "make test: $count verifications, each on: $backends ($jobs at a time)..."
+# The kernels that never return first: they run longest, and would otherwise finish last, alone.
+slow_first() { grep -n 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; grep -vn 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; }
 for backend in $backends; do
-    seq 1 "$count" | sed "s/\$/ $backend/"
+    slow_first | sed "s/\$/ $backend/"
 done | xargs -P "$jobs" -L 1 bash -c '. checker/scripts/lib.sh; run_item "$0" "$1"'
+# The bad inputs go through the learner's own path, grade.sh, in scratch copies of the exercises.
+say "make test: the bad inputs, through grade.sh in scratch copies of the exercises..."
+JOBS=$jobs checker/scripts/badinputs.sh "$work/badinputs" >"$work/badinputs.log" 2>&1
 
 # ---- Verdicts -----------------------------------------------------------------------------------------
 # One backend's outcome of one item: sets outcome (pass, fail or skip) and, for a failure, why.
@@ -77,14 +89,19 @@ judge() {
         elif [ "$p" = 0 ] || [ "$s" != 0 ]; then outcome=skip; fi
     elif [ "$f" = 0 ]; then
         if [ "$s" != 0 ]; then outcome=skip; else why="no test failed on $1"; outcome=fail; fi
-    # The diagnosis must be in a failure's text, not on a passing test's line.
-    elif [ -n "$pattern" ] && ! grep -v '^  ✓' "$out.log" | grep -qF -- "$pattern"; then
+    # The diagnosis must be in a failure's text, not on a passing test's line. The report wraps long
+    # lines, so both are compared with every run of spaces and line breaks made one space.
+    elif [ -n "$pattern" ] && ! grep -v '^  ✓' "$out.log" | tr -s ' \n' '  ' |
+            grep -qF -- "$(tr -s ' ' <<<"$pattern")"; then
         why="failed on $1, but the report lacks '$pattern'"; outcome=fail
     fi
 }
 
 passed=0 failed=0 skipped=0 skipped_tests=0
 verdict() { printf '  %s %s\n' "$1" "$2"; }
+# For the table: per exercise, wrong kernels caught / missed / skipped and unusual kernels accepted /
+# rejected (indexed by the exercise number as a decimal).
+declare -a caught missed wskip accepted rejected
 for index in $(seq 1 "$count"); do
     IFS='|' read -r label nn src expect pattern gpu_only <<<"$(sed -n "${index}p" "$items")"
     outcomes="" whys=""
@@ -104,6 +121,15 @@ for index in $(seq 1 "$count"); do
         elif [[ " $outcomes " == *" skip "* ]]; then ok=skip
         else ok=1; fi ;;
     esac
+    e=$((10#$nn))
+    case "$label:$ok" in
+    wrong*:1) caught[e]=$(( ${caught[e]:-0} + 1 )) ;;
+    wrong*:skip) wskip[e]=$(( ${wskip[e]:-0} + 1 )) ;;
+    wrong*) missed[e]=$(( ${missed[e]:-0} + 1 )) ;;
+    unusual*:1) accepted[e]=$(( ${accepted[e]:-0} + 1 )) ;;
+    unusual*:skip) ;;
+    unusual*) rejected[e]=$(( ${rejected[e]:-0} + 1 )) ;;
+    esac
     case $ok in
     1) passed=$((passed + 1)); verdict "${GREEN}✓${RESET}" "$label" ;;
     skip) skipped=$((skipped + 1))
@@ -112,6 +138,35 @@ for index in $(seq 1 "$count"); do
     *) failed=$((failed + 1)); verdict "${RED}✗${RESET}" "$label:$whys (logs: $work/*/item$index.log)" ;;
     esac
 done
+
+# ---- Bad inputs: one line each from badinputs.sh ----------------------------------------------------------
+bad_ok=0 bad_failed=0
+say ""
+say "Bad inputs, graded by grade.sh in scratch copies (log: $work/badinputs.log):"
+while IFS= read -r line; do
+    case "$line" in
+    "ok "*) bad_ok=$((bad_ok + 1)); verdict "${GREEN}✓${RESET}" "bad input ${line#ok }" ;;
+    "FAIL "*) bad_failed=$((bad_failed + 1)); verdict "${RED}✗${RESET}" "bad input ${line#FAIL }" ;;
+    esac
+done <"$work/badinputs/results"
+if [ $((bad_ok + bad_failed)) = 0 ]; then
+    bad_failed=1; verdict "${RED}✗${RESET}" "bad inputs: no result (log: $work/badinputs.log)"
+fi
+passed=$((passed + bad_ok)); failed=$((failed + bad_failed))
+
+# ---- The table: caught / missed per exercise -------------------------------------------------------------
+say ""
+say "The checker against the corpus (wrong kernels must be caught, unusual correct ones accepted):"
+printf '  %-8s %7s %7s %8s   %9s %9s\n' exercise caught missed skipped accepted rejected
+tc=0 tm=0 ts=0 ta=0 tr=0
+for nn in $(exercise_numbers); do
+    e=$((10#$nn))
+    c=${caught[e]:-0} m=${missed[e]:-0} k=${wskip[e]:-0} a=${accepted[e]:-0} r=${rejected[e]:-0}
+    tc=$((tc + c)) tm=$((tm + m)) ts=$((ts + k)) ta=$((ta + a)) tr=$((tr + r))
+    printf '  %-8s %7d %7d %8d   %9d %9d\n' "ex$nn" "$c" "$m" "$k" "$a" "$r"
+done
+printf '  %-8s %7d %7d %8d   %9d %9d\n' total "$tc" "$tm" "$ts" "$ta" "$tr"
+say "  bad inputs: $bad_ok handled, $bad_failed not (each: a non-zero exit, one clear message, in time, the file unchanged)"
 
 # ---- The harness's and the emulator's own tests -------------------------------------------------------
 say ""

@@ -1,0 +1,55 @@
+// Bug: the warp reduction uses __shfl_up_sync instead of __shfl_down_sync: lane 0 never receives the other lanes' values.
+// expect: should add up to
+
+// The sum of v over the 32 lanes of a warp, in lane 0. All 32 lanes must call it (mask 0xffffffff).
+// In the step of offset k, lane t adds the value of lane t + k; lanes t + k >= 32 get their own value
+// back, which only the lanes whose result nobody uses add.
+__device__ int warp_reduce(int v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_up_sync(0xffffffff, v, offset);
+    return v;
+}
+
+__global__ void reduce_v6_kernel(const int *d_in, int *d_out, unsigned int n)
+{
+    __shared__ int warp_sums[32];      // one per warp: at most 1024 / 32 warps
+    unsigned int tid = threadIdx.x;
+    unsigned int lane = tid % 32, warp_id = tid / 32;
+
+    // Load into registers: a grid-stride loop, each thread adding every (gridDim.x * blockDim.x)-th element.
+    int sum = 0;
+    for (unsigned int i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x)
+        sum += d_in[i];
+
+    // Reduce in registers: each warp with shuffles; lane 0 of each warp hands its sum to the first warp
+    // through shared memory; the first warp sums those with shuffles too.
+    sum = warp_reduce(sum);
+    if (lane == 0)
+        warp_sums[warp_id] = sum;
+    __syncthreads();
+    if (warp_id == 0) {
+        sum = (lane < blockDim.x / 32) ? warp_sums[lane] : 0;
+        sum = warp_reduce(sum);
+    }
+
+    // Write the block's result.
+    if (tid == 0)
+        d_out[blockIdx.x] = sum;
+}
+
+// Enough blocks to fill the GPU with threads once (its multiprocessors times the blocks of this size whose
+// threads one multiprocessor can hold), but never more blocks than there are blocks of elements.
+extern "C" int reduce_v6(const int *d_in, int *d_out, int n, int block)
+{
+    int device = 0, sms = 1, threads_per_sm = 2048;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    int grid = sms * (threads_per_sm / block);
+    int blocks_of_elements = (int)(((long long)n + block - 1) / block);
+    if (grid > blocks_of_elements) grid = blocks_of_elements;
+    if (grid < 1) grid = 1;
+    reduce_v6_kernel<<<grid, block>>>(d_in, d_out, n);
+    return grid;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# badinputs.sh [WORKDIR] - the learner's path (`make exNN`, i.e. checker/scripts/grade.sh) on files that are
+# not wrong kernels but bad inputs: a syntax error, an empty or deleted file, a changed signature, a
+# terabyte cudaMalloc, a printf flood, deep recursion, a host pointer in a kernel, an endless loop, exit().
+# Each case runs in a scratch copy of its exercise (never the real exercises/ folder) and must end with
+# a non-zero exit status, within its time limit, with the message its case names, in a report of bounded
+# length, and with the exercise folder byte for byte as it was.
+#
+# A case is checker/badinputs/NAME.cu, whose first lines say what it is, which exercise grades it and
+# what the report must contain:   // Bad input: ...   // exercise: NN   // expect: TEXT
+# Two cases need no file: an empty exercise file and a deleted one.
+#
+# Prints one line per case: "ok NAME: ..." or "FAIL NAME: why"; exit status 0 when every case is ok.
+# Run by `make test` (selftest.sh), which exports what the Makefile knows (BUILD, BACKEND, NVCC, ...).
+set -u
+. checker/scripts/lib.sh
+root=$(pwd)
+work=${1:-$BUILD/$BACKEND/badinputs}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+real_build=$(cd "$BUILD" && pwd)
+limit=${BADINPUT_LIMIT:-150}   # seconds a case may take (the per-test timeout is HARNESS_TIMEOUT)
+# On a GPU, grade.sh runs the GPU and then the emulator, and a kernel that never returns costs a GPU test
+# its whole timeout: shorter tests, a longer limit (the emulator's run still names the endless loop).
+if [ "$BACKEND" = gpu ]; then
+    export HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-10}
+    limit=${BADINPUT_LIMIT:-300}
+fi
+max_lines=200                  # a report longer than this is not "one clear message"
+
+# The cases: NAME|NN|SOURCE (a file, or EMPTY, or DELETED)|expected text
+cases() {
+    echo "empty_file|02|EMPTY|is missing or empty"
+    echo "deleted_file|02|DELETED|has no .cu file"
+    for f in checker/badinputs/*.cu; do
+        [ -e "$f" ] || continue
+        nn=$(sed -n 's:^// exercise\: *::p' "$f" | head -n 1)
+        expect=$(sed -n 's:^// expect\: *::p' "$f" | head -n 1)
+        echo "$(basename "$f" .cu)|$nn|$f|$expect"
+    done
+}
+
+# The exercise folder's files and their checksums: what must not change.
+fingerprint() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum; find . | sort); }
+
+run_case() {
+    local name=$1 nn=$2 src=$3 expect=$4
+    local dir="$work/$name" exdir file rel start end rc why=""
+    rm -rf "$dir"
+    mkdir -p "$dir/exercises" "$dir/build/emu"
+    # A scratch repository: the checker and the Makefile as they are, a copy of the exercise, and the
+    # checker's built objects (read only: the learner's build goes to the scratch build folder).
+    ln -s "$root/checker" "$dir/checker"
+    ln -s "$root/Makefile" "$dir/Makefile"
+    ln -s "$real_build/obj" "$dir/build/obj"
+    [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    exdir=$(exercise_dir "$nn")
+    cp -R "$exdir" "$dir/exercises/"
+    # The skeleton's name, as committed (the learner's own copy may be the one deleted).
+    rel=$(git ls-files "$exdir" 2>/dev/null | grep '\.cu$' | head -n 1)
+    [ -n "$rel" ] || rel=$(exercise_file "$nn")
+    file="$dir/$rel"
+    case "$src" in
+    EMPTY) : >"$file" ;;
+    DELETED) rm -f "$file" ;;
+    *) cp "$src" "$file" ;;
+    esac
+    local before after
+    before=$(fingerprint "$dir/$exdir")
+    start=$(date +%s)
+    (cd "$dir" && BUILD=build STATE_DIR=.state NO_COLOR=1 timeout -k 10 "$limit" checker/scripts/grade.sh "$nn") \
+        >"$dir/report.txt" 2>&1 </dev/null
+    rc=$?
+    end=$(date +%s)
+    after=$(fingerprint "$dir/$exdir")
+    local lines
+    lines=$(wc -l <"$dir/report.txt")
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then why="did not end within $limit s"
+    elif [ "$rc" = 0 ]; then why="grading exited 0"
+    elif [ "$before" != "$after" ]; then why="the exercise folder changed during grading"
+    elif [ "$lines" -gt "$max_lines" ]; then why="the report has $lines lines (at most $max_lines)"
+    elif ! tr -s ' \n' '  ' <"$dir/report.txt" | grep -qF -- "$(tr -s ' ' <<<"$expect")"; then
+        why="the report lacks '$expect'"
+    elif [ "$name" = syntax_error ]; then
+        # nvcc's first message names the learner's file and line, before anything else it says.
+        local first
+        first=$(sed -n '/nvcc says:/{n;p;q}' "$dir/report.txt")
+        grep -qE "^ *$rel:[0-9]+:" <<<"$first" || why="nvcc's first line does not start with $rel:LINE: ($first)"
+    fi
+    if [ -z "$why" ]; then
+        echo "ok $name: exit $rc in $((end - start)) s, $lines lines, the file unchanged"
+    else
+        echo "FAIL $name: $why (report: $dir/report.txt)"
+    fi
+}
+
+export -f run_case fingerprint exercise_dir exercise_file
+export work root real_build limit max_lines
+cases | tr '\n' '\0' | xargs -0 -P "${JOBS:-2}" -I{} bash -c 'IFS="|" read -r a b c d <<<"$1"; run_case "$a" "$b" "$c" "$d"' _ {} |
+    sort >"$work/results"
+cat "$work/results"
+! grep -q '^FAIL' "$work/results"
