@@ -20,6 +20,8 @@ typedef struct emu_alloc {
     size_t size;             /* bytes the program asked for */
     unsigned char *written;  /* one flag per byte: nonzero once written by a copy, a memset or a kernel */
     const char *what;        /* "cudaMalloc", or the name of a __device__ variable */
+    int whole;               /* 1: every flag in written is known to be set (the engine sets it after a scan;
+                              * only a copy of flags from another allocation, which may carry unset ones, clears it) */
 } emu_alloc;
 
 /* The allocation that holds all of [addr, addr+len), or NULL if no single allocation does. */

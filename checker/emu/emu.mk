@@ -19,7 +19,13 @@ EMU_NVCCFLAGS := -cudart none -gencode arch=compute_90,code=compute_90 -Xfatbin 
 # What a program needs after its objects (nvcc's host code needs the C++ runtime).
 EMU_LDFLAGS := $(EMU_LIB) -lstdc++ -lm
 
-EMU_CFLAGS := -std=c11 -O2 -Wall -Wextra -g -I$(CUDA_HOME)/include
+# The CPU features the engine may use (see emu_arch.sh: x86-64-v3 or -v2 where this machine has them,
+# else the compiler's default); EMU_ARCH= builds a portable library. Contraction stays off: float
+# results must be one rounding per PTX instruction, as on the GPU.
+ifeq ($(origin EMU_ARCH),undefined)
+EMU_ARCH := $(shell sh $(EMU_DIR)/emu_arch.sh '$(CC)')
+endif
+EMU_CFLAGS := -std=c11 -O2 $(EMU_ARCH) -ffp-contract=off -Wall -Wextra -g -I$(CUDA_HOME)/include
 
 # Every emu_*.c: the runtime half and the engine half alike.
 EMU_SRCS := $(wildcard $(EMU_DIR)/emu_*.c)
@@ -39,8 +45,19 @@ $(EMU_LIB): $(EMU_OBJS)
 
 -include $(EMU_OBJS:.o=.d)
 
-.PHONY: emu-lib emu-test
+.PHONY: emu-lib emu-test emu-bench
 emu-lib: $(EMU_LIB)
+
+# The engine's speed: warp instructions per second on the v6 reference (solutions/v6_shuffle.cu) at
+# 2^24 elements, on one core (bench/emu_bench.c). Run it a few times: the machine may be busy.
+EMU_BENCH := $(EMU_OUT)/bench/emu_bench
+$(EMU_OUT)/bench/v6_shuffle.o: solutions/v6_shuffle.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(EMU_NVCCFLAGS) -O3 -c $< -o $@
+$(EMU_BENCH): $(EMU_DIR)/bench/emu_bench.c $(EMU_OUT)/bench/v6_shuffle.o $(EMU_LIB)
+	$(CC) $(EMU_CFLAGS) $(EMU_DIR)/bench/emu_bench.c $(EMU_OUT)/bench/v6_shuffle.o $(EMU_LDFLAGS) -o $@
+emu-bench: $(EMU_BENCH)
+	@EMU_QUIET=0 $(EMU_BENCH)
 
 # Builds the runtime half (which the runner needs), then the library (a failure there is one failed
 # test, not the end), then runs every test in $(EMU_DIR)/tests: see tests/run_tests.sh.

@@ -154,3 +154,23 @@ char *emu_demangle(const char *m)
     out[o] = 0;
     return strdup(out);
 }
+
+void emu_var_name(const char *m, char *buf, size_t len)
+{
+    if (!m) { snprintf(buf, len, "?"); return; }
+    /* A function's static is _ZZ<function>E<length><name>, perhaps with a discriminator _<n> after it. */
+    if (!strncmp(m, "_ZZ", 3)) {
+        for (const char *e = m + strlen(m); e-- > m + 3;) {
+            if (*e != 'E' || !isdigit((unsigned char)e[1])) continue;
+            char *rest;
+            long n = strtol(e + 1, &rest, 10);
+            size_t have = strlen(rest);
+            if (n <= 0 || (size_t)n > have) continue;
+            const char *tail = rest + n;
+            int ok = !*tail;
+            if (*tail == '_') { ok = 1; for (const char *t = tail + 1; *t; t++) if (!isdigit((unsigned char)*t)) ok = 0; }
+            if (ok) { snprintf(buf, len, "%.*s", (int)n, rest); return; }
+        }
+    }
+    snprintf(buf, len, "%s", m);
+}

@@ -8,10 +8,22 @@
 
 #include "emu_exec.h"
 
-/* Run BODY for every lane l set in M; the full-warp case is a plain loop the compiler can unroll. */
+/* Run BODY for every lane l set in M; the full-warp case is a plain loop the compiler vectorises. */
 #define LANES(M, ...) do { uint32_t _m = (M); \
-    if (_m == 0xffffffffu) { for (int l = 0; l < 32; l++) { __VA_ARGS__; } } \
+    if (_m == 0xffffffffu) { EMU_IVDEP for (int l = 0; l < 32; l++) { __VA_ARGS__; } } \
     else { while (_m) { int l = __builtin_ctz(_m); _m &= _m - 1; __VA_ARGS__; } } } while (0)
+
+/* Bit l of the result is c[l] (each 0 or 1): eight lanes per multiplication. */
+static inline uint32_t pack_lanes(const uint8_t c[32])
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t v;
+        memcpy(&v, c + 8 * i, 8);
+        r |= (uint32_t)((v * 0x0102040810204080ull) >> 56) << (8 * i);
+    }
+    return r;
+}
 
 void emu_fatal(emu_ctx *x, int error)
 {
@@ -272,20 +284,26 @@ static inline float maxf_ptx(float a, float b)
     return a > b ? a : b;
 }
 
-#define CMP_LOOP(TYPE, CONV) do { uint32_t bits = 0; switch (in->mod) { \
-    case EMU_CMP_EQ: LANES(m, { TYPE a = CONV(ra[l]), b = CONV(rb[l]); bits |= (uint32_t)(a == b) << l; }); break; \
-    case EMU_CMP_NE: LANES(m, { TYPE a = CONV(ra[l]), b = CONV(rb[l]); bits |= (uint32_t)(a != b) << l; }); break; \
-    case EMU_CMP_LT: LANES(m, { TYPE a = CONV(ra[l]), b = CONV(rb[l]); bits |= (uint32_t)(a < b) << l; }); break; \
-    case EMU_CMP_LE: LANES(m, { TYPE a = CONV(ra[l]), b = CONV(rb[l]); bits |= (uint32_t)(a <= b) << l; }); break; \
-    case EMU_CMP_GT: LANES(m, { TYPE a = CONV(ra[l]), b = CONV(rb[l]); bits |= (uint32_t)(a > b) << l; }); break; \
-    case EMU_CMP_GE: LANES(m, { TYPE a = CONV(ra[l]), b = CONV(rb[l]); bits |= (uint32_t)(a >= b) << l; }); break; \
-    default: LANES(m, { bits |= (uint32_t)emu_compare(in->mod, in->t, ra[l], rb[l], 0) << l; }); } \
-    P[in->pd] = (P[in->pd] & ~m) | bits; } while (0)
+/* A comparison is computed for all 32 lanes (it has no side effects, and a lane that does not run only
+ * reads its own stale registers), then only the running lanes' bits are kept. */
+#define CMP_ALL(EXPR) do { EMU_IVDEP for (int l = 0; l < 32; l++) c_[l] = (uint8_t)(EXPR); } while (0)
+#define CMP_LOOP(TYPE, CONV) do { uint8_t c_[32]; switch (in->mod) { \
+    case EMU_CMP_EQ: CMP_ALL((TYPE)CONV(ra[l]) == (TYPE)CONV(rb[l])); break; \
+    case EMU_CMP_NE: CMP_ALL((TYPE)CONV(ra[l]) != (TYPE)CONV(rb[l])); break; \
+    case EMU_CMP_LT: CMP_ALL((TYPE)CONV(ra[l]) < (TYPE)CONV(rb[l])); break; \
+    case EMU_CMP_LE: CMP_ALL((TYPE)CONV(ra[l]) <= (TYPE)CONV(rb[l])); break; \
+    case EMU_CMP_GT: CMP_ALL((TYPE)CONV(ra[l]) > (TYPE)CONV(rb[l])); break; \
+    case EMU_CMP_GE: CMP_ALL((TYPE)CONV(ra[l]) >= (TYPE)CONV(rb[l])); break; \
+    default: CMP_ALL(emu_compare(in->mod, in->t, ra[l], rb[l], 0)); } \
+    P[in->pd] = (P[in->pd] & ~m) | (pack_lanes(c_) & m); } while (0)
 
 #define I32(v) ((int32_t)(uint32_t)(v))
 #define U32(v) ((uint32_t)(v))
 #define I64(v) ((int64_t)(v))
 #define U64(v) ((uint64_t)(v))
+/* The same values as U32 and I32, kept 64 bits wide: lane loops then need no narrowing and widening. */
+#define LO32(v) ((uint64_t)(v) & 0xffffffffull)
+#define SX32(v) ((int64_t)(int32_t)(uint32_t)(v))
 
 int emu_exec_warp(emu_ctx *x, emu_warp *w)
 {
@@ -296,14 +314,17 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
     uint32_t *P;
     emu_simt *top;
     int32_t pc, rpc;
-    uint32_t mask;
+    uint32_t mask = 0;
     uint64_t executed = x->executed;
     const uint64_t budget = x->budget;
-    uint64_t threads = 0;
+    uint64_t threads = 0, mark = executed;   /* thread instructions: mask's lanes for each instruction since mark */
 
-#define RELOAD() do { fr = &w->frames[w->nframes - 1]; code = fr->f->code; R = w->regs + fr->reg_off; \
-    P = w->preds + fr->pred_off; top = &w->stack[w->sp - 1]; pc = top->pc; rpc = top->rpc; mask = top->mask; } while (0)
-#define LEAVE(ST) do { x->executed = executed; met->warp_instructions += executed - start; \
+/* Thread instructions are counted when the mask changes (and on leaving), not at every instruction. */
+#define FLUSH_THREADS(UPTO) do { threads += ((UPTO) - mark) * (uint64_t)__builtin_popcount(mask); mark = (UPTO); } while (0)
+#define RELOAD() do { FLUSH_THREADS(executed); \
+    fr = &w->frames[w->nframes - 1]; code = fr->f->code; R = w->regs + fr->reg_off; P = w->preds + fr->pred_off; \
+    top = &w->stack[w->sp - 1]; pc = top->pc; rpc = top->rpc; mask = top->mask; } while (0)
+#define LEAVE(ST) do { FLUSH_THREADS(executed); x->executed = executed; met->warp_instructions += executed - start; \
     met->thread_instructions += threads; w->state = (ST); return (ST); } while (0)
 #define SETTLE() do { if (!settle(w)) LEAVE(EMU_W_DONE); RELOAD(); } while (0)
 
@@ -313,8 +334,13 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
     for (;;) {
         if (pc == rpc) { top->pc = pc; SETTLE(); continue; }
         const emu_insn *in = code + pc;
-        if (++executed > budget) { x->executed = executed - 1; budget_spent(x, w, in, mask); LEAVE(EMU_W_DONE); }
-        threads += mask == 0xffffffffu ? 32 : (uint64_t)__builtin_popcount(mask);
+        if (++executed > budget) {
+            FLUSH_THREADS(executed - 1);   /* this one does not run */
+            mark = executed;
+            x->executed = executed - 1;
+            budget_spent(x, w, in, mask);
+            LEAVE(EMU_W_DONE);
+        }
         uint32_t m = mask;
         if (in->guard >= 0) {
             uint32_t g = P[in->guard];
@@ -327,15 +353,15 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         switch (in->op) {
         case EMU_OP_NOP: break;
         case EMU_OP_MOV: LANES(m, rd[l] = ra[l]); break;
-        case EMU_OP_ADD_I32: LANES(m, rd[l] = U32(ra[l] + rb[l])); break;
+        case EMU_OP_ADD_I32: LANES(m, rd[l] = LO32(ra[l] + rb[l])); break;
         case EMU_OP_ADD_I64: LANES(m, rd[l] = ra[l] + rb[l]); break;
-        case EMU_OP_SUB_I32: LANES(m, rd[l] = U32(ra[l] - rb[l])); break;
+        case EMU_OP_SUB_I32: LANES(m, rd[l] = LO32(ra[l] - rb[l])); break;
         case EMU_OP_SUB_I64: LANES(m, rd[l] = ra[l] - rb[l]); break;
-        case EMU_OP_MUL_LO_I32: LANES(m, rd[l] = U32(U32(ra[l]) * U32(rb[l]))); break;
+        case EMU_OP_MUL_LO_I32: LANES(m, rd[l] = LO32(ra[l] * rb[l])); break;
         case EMU_OP_MUL_LO_I64: LANES(m, rd[l] = ra[l] * rb[l]); break;
         case EMU_OP_MUL_WIDE_S32: LANES(m, rd[l] = U64((int64_t)I32(ra[l]) * I32(rb[l]))); break;
-        case EMU_OP_MUL_WIDE_U32: LANES(m, rd[l] = (uint64_t)U32(ra[l]) * U32(rb[l])); break;
-        case EMU_OP_MAD_LO_I32: LANES(m, rd[l] = U32(U32(ra[l]) * U32(rb[l]) + U32(rc[l]))); break;
+        case EMU_OP_MUL_WIDE_U32: LANES(m, rd[l] = LO32(ra[l]) * LO32(rb[l])); break;
+        case EMU_OP_MAD_LO_I32: LANES(m, rd[l] = LO32(ra[l] * rb[l] + rc[l])); break;
         case EMU_OP_MAD_LO_I64: LANES(m, rd[l] = ra[l] * rb[l] + rc[l]); break;
         case EMU_OP_AND_B: LANES(m, rd[l] = ra[l] & rb[l]); break;
         case EMU_OP_OR_B: LANES(m, rd[l] = ra[l] | rb[l]); break;
@@ -346,15 +372,15 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         case EMU_OP_SHR_S32: LANES(m, { uint32_t s = U32(rb[l]); rd[l] = U32(I32(ra[l]) >> (s > 31 ? 31 : s)); }); break;
         case EMU_OP_SHR_U64: LANES(m, { uint32_t s = U32(rb[l]); rd[l] = s > 63 ? 0 : ra[l] >> s; }); break;
         case EMU_OP_SHR_S64: LANES(m, { uint32_t s = U32(rb[l]); rd[l] = U64(I64(ra[l]) >> (s > 63 ? 63 : s)); }); break;
-        case EMU_OP_SETP_S32: CMP_LOOP(int32_t, I32); break;
-        case EMU_OP_SETP_U32: CMP_LOOP(uint32_t, U32); break;
+        case EMU_OP_SETP_S32: CMP_LOOP(int64_t, SX32); break;
+        case EMU_OP_SETP_U32: CMP_LOOP(uint64_t, LO32); break;
         case EMU_OP_SETP_S64: CMP_LOOP(int64_t, I64); break;
         case EMU_OP_SETP_U64: CMP_LOOP(uint64_t, U64); break;
         case EMU_OP_SETP_F32: CMP_LOOP(float, f32); break;
         case EMU_OP_SETP_F64: CMP_LOOP(double, f64); break;
         case EMU_OP_SELP: { uint32_t p = P[in->pc]; LANES(m, rd[l] = (p >> l & 1) ? ra[l] : rb[l]); break; }
-        case EMU_OP_CVT_S64_S32: LANES(m, rd[l] = U64((int64_t)I32(ra[l]))); break;
-        case EMU_OP_CVT_U64_U32: LANES(m, rd[l] = U32(ra[l])); break;
+        case EMU_OP_CVT_S64_S32: LANES(m, rd[l] = U64(SX32(ra[l]))); break;
+        case EMU_OP_CVT_U64_U32: LANES(m, rd[l] = LO32(ra[l])); break;
         case EMU_OP_ADD_F32: LANES(m, rd[l] = uf32(f32(ra[l]) + f32(rb[l]))); break;
         case EMU_OP_SUB_F32: LANES(m, rd[l] = uf32(f32(ra[l]) - f32(rb[l]))); break;
         case EMU_OP_MUL_F32: LANES(m, rd[l] = uf32(f32(ra[l]) * f32(rb[l]))); break;
@@ -564,8 +590,17 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             }
             top->pc = pc + 1;
             w->bar_pc = pc;
-            w->bar_id = U32(R[in->a + __builtin_ctz(m)]);
+            w->bar_id = U32(R[in->a + __builtin_ctz(m)]) & 15;
+            if (in->nargs) x->bar_expected[w->bar_id] = U32(R[in->b + __builtin_ctz(m)]);
             LEAVE(EMU_W_BAR);
+        case EMU_OP_BAR_ARRIVE: {
+            /* The warp counts as arrived (all 32 of its threads, as the hardware counts) and goes on. */
+            if (m != w->live) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
+            uint32_t id = U32(R[in->a + __builtin_ctz(m)]) & 15;
+            x->bar_arrived[id] += 32;
+            x->bar_expected[id] = U32(R[in->b + __builtin_ctz(m)]);
+            break;
+        }
         case EMU_OP_UNSUPPORTED:
             unsupported(x, w, in, fr->f, m);
             LEAVE(EMU_W_DONE);

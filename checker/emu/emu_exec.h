@@ -7,6 +7,15 @@
 #define EMU_MAX_CALL_DEPTH 64          /* deeper recursion is reported as a stack overflow */
 #define EMU_DEFAULT_BUDGET 2000000000ull
 
+/* EMU_IVDEP before a lane loop: its iterations are independent (an instruction's destination row may be
+ * one of its source rows, but lane l only reads and writes element l), so the compiler may vectorise it
+ * without checking at run time whether the rows overlap. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define EMU_IVDEP _Pragma("GCC ivdep")
+#else
+#define EMU_IVDEP   /* clang checks the overlap at run time instead (and warns where a hint cannot apply) */
+#endif
+
 enum { EMU_W_RUN, EMU_W_BAR, EMU_W_DONE };
 enum { EMU_S_NORMAL, EMU_S_CALL };
 
@@ -34,17 +43,20 @@ typedef struct emu_warp {
     uint8_t *local; uint32_t local_cap;   /* lane l's local memory is local[l*local_cap ...] */
     const emu_insn *bar_red;    /* a bar.red waiting for its result */
     int bar_pc;                 /* where the warp waits at a barrier (for messages) */
-    uint32_t bar_id;
+    uint32_t bar_id;            /* which of the block's 16 barriers it waits at */
 } emu_warp;
 
 /* Shadow of one 4-byte word of shared memory, for races and never-written reads. */
 typedef struct emu_sword {
     uint32_t w_interval;        /* barrier interval of the last write; 0: never written in this block */
     uint32_t w_wsync;           /* the writer warp's epoch at the write */
-    uint32_t r_interval;        /* interval of the last read */
-    uint16_t w_warp, r_warp;
-    uint8_t w_lane, r_multi, pad[2];
+    uint32_t r_interval;        /* interval of the reads recorded here */
+    uint32_t r_wsync;           /* the reading warp's epoch at its last read (when one warp read) */
+    uint16_t w_warp, r_warp;    /* r_warp: the first warp that read in r_interval */
+    uint8_t w_lane, r_multi;    /* r_multi: another warp read too */
+    uint8_t r_lane, pad;        /* the lane of r_warp that read in epoch r_wsync, or EMU_SWORD_LANES for several */
 } emu_sword;
+#define EMU_SWORD_LANES 0xff
 
 typedef struct emu_ctx {
     const emu_func *k;
@@ -65,6 +77,9 @@ typedef struct emu_ctx {
     emu_alloc *full[8]; int nfull;   /* allocations found fully written during this launch */
     uint64_t stride_last[256];  /* last address per (load instruction, warp): grid-stride loops get prefetched */
     uint32_t bar_popc, bar_and, bar_or;
+    /* Per barrier (0..15): threads that arrived without waiting (bar.arrive) and the thread count the
+     * barrier completes at (0: every thread of the block), from the instructions that arrived so far. */
+    uint32_t bar_arrived[16], bar_expected[16];
     /* A read of a never-written shared word waits until the barrier: if another warp writes the word
      * before it, the cause is a missing __syncthreads() (reported as a race), not a missing store. */
     int pend; uint32_t pend_word; char pend_msg[1024];

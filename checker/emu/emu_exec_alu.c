@@ -46,6 +46,92 @@ static uint16_t float_to_half(float f)   /* round to nearest even */
     return (uint16_t)(s | h);
 }
 
+/* v + err rounded to the nearest half, ties to even; err is what an inexact double sum left out (0 if none),
+ * so that a sum that lands exactly between two halves still rounds the way the exact value does. */
+static uint16_t double_to_half(double v, double err)
+{
+    uint16_t s = signbit(v) ? 0x8000 : 0;
+    double a = fabs(v);
+    if (a != a) return 0x7fff;
+    if (signbit(v)) err = -err;
+    int e;
+    frexp(a, &e);                      /* a = m * 2^e, m in [0.5, 1) */
+    int shift = e - 1 < -14 ? -24 : e - 1 - 10;   /* the half's ulp is 2^shift */
+    double q = ldexp(a, -shift), r = floor(q), frac = q - r;   /* exact: a has at most 53 bits */
+    if (frac > 0.5 || (frac == 0.5 && (err > 0 || (err == 0 && fmod(r, 2.0) != 0)))) r += 1;
+    double back = ldexp(r, shift);     /* the rounded magnitude */
+    if (back >= 65520.0 || back > 65504.0) return (uint16_t)(s | 0x7c00);
+    if (back < 0x1p-14) return (uint16_t)(s | (uint16_t)ldexp(back, 24));   /* subnormal (or the smallest normal) */
+    int he;
+    frexp(back, &he);
+    uint32_t mant = (uint32_t)(ldexp(back, 11 - he)) - 1024;   /* 10 bits after the implicit 1 */
+    return (uint16_t)(s | (uint32_t)(he - 1 + 15) << 10 | mant);
+}
+
+/* One .f16 operation (add sub mul fma neg abs min max, with ftz, sat and NaN) on the halves a, b, c. */
+static uint16_t half_op(const emu_insn *in, uint16_t ha, uint16_t hb, uint16_t hc)
+{
+    int fz = (in->flags & EMU_F_FTZ) != 0;
+    if (fz) {   /* subnormal inputs count as zero of their sign */
+        if (!(ha & 0x7c00)) ha &= 0x8000;
+        if (!(hb & 0x7c00)) hb &= 0x8000;
+        if (!(hc & 0x7c00)) hc &= 0x8000;
+    }
+    double a = half_to_float(ha), b = half_to_float(hb), c = half_to_float(hc), r, err = 0;
+    switch (in->op) {
+    case EMU_OP_NEG: return ha ^ 0x8000;
+    case EMU_OP_ABS: return ha & 0x7fff;
+    case EMU_OP_MIN: case EMU_OP_MAX: {
+        if (a != a || b != b) {
+            if ((in->flags & EMU_F_NAN) || (a != a && b != b)) return 0x7fff;
+            return a != a ? hb : ha;
+        }
+        int amin = a < b || (a == b && (ha & 0x8000));
+        return (in->op == EMU_OP_MIN) == amin ? ha : hb;
+    }
+    case EMU_OP_ADD: r = a + b; break;          /* exact in double: halves span less than 53 bits */
+    case EMU_OP_SUB: r = a - b; break;
+    case EMU_OP_MUL: r = a * b; break;          /* 11 x 11 bits: exact */
+    default: {                                   /* fma: the product is exact, the sum may not be */
+        double p = a * b;
+        r = p + c;
+        double bb = r - p;
+        err = (p - (r - bb)) + (c - bb);         /* TwoSum: r + err == p + c exactly */
+        break;
+    }
+    }
+    if (r != r) return 0x7fff;
+    if (in->flags & EMU_F_SAT) { if (r <= 0) { r = 0; err = 0; } else if (r >= 1) { r = 1; err = 0; } }
+    uint16_t h = double_to_half(r, err);
+    if (fz && !(h & 0x7c00)) h &= 0x8000;
+    return h;
+}
+
+/* .f16 and .f16x2 (in->nvec halves, the first in the low bits) */
+static uint64_t half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t r = 0;
+    for (int k = 0; k < in->nvec; k++)
+        r |= (uint64_t)half_op(in, (uint16_t)(a >> 16 * k), (uint16_t)(b >> 16 * k), (uint16_t)(c >> 16 * k)) << 16 * k;
+    return r;
+}
+
+/* mul24/mad24: 24-bit operands (sign-extended for .s32), .lo the low 32 bits of the 48-bit product,
+ * .hi its bits 47..16; mad24 adds c (saturating for .hi.sat.s32). */
+static uint64_t mul24(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, int sgn)
+{
+    int64_t x = sgn ? (int64_t)((int32_t)((uint32_t)a << 8) >> 8) : (int64_t)(a & 0xffffff);
+    int64_t y = sgn ? (int64_t)((int32_t)((uint32_t)b << 8) >> 8) : (int64_t)(b & 0xffffff);
+    uint64_t p = (uint64_t)(x * y);
+    uint32_t r = in->mod == EMU_MW_HI ? (uint32_t)(p >> 16) : (uint32_t)p;
+    if (in->op == EMU_OP_MUL24) return r;
+    if ((in->flags & EMU_F_SAT) && sgn) {
+        int64_t v = (int64_t)(int32_t)r + (int64_t)(int32_t)(uint32_t)c;
+        return (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
+    }
+    return (uint32_t)(r + (uint32_t)c);
+}
+
 /* ---- Rounding modes ------------------------------------------------------------------------- */
 
 static int needs_mode(const emu_insn *in)
@@ -295,8 +381,10 @@ uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_
     unsigned sz = EMU_TSIZE(t);
     int sgn = EMU_TKIND(t) == EMU_K_S;
     unsigned bits = 8 * sz;
+    if (t == EMU_T_F16) return half_ops(in, a, b, c);
     if (EMU_TKIND(t) == EMU_K_F && in->op != EMU_OP_TESTP) return float_op(in, a, b, c);
     switch (in->op) {
+    case EMU_OP_MUL24: case EMU_OP_MAD24: return mul24(in, a, b, c, sgn);
     case EMU_OP_ADD:
         if ((in->flags & EMU_F_SAT) && sgn && sz == 4) return sat_s32((int64_t)sext(a, 4) + sext(b, 4));
         return zext(a + b, sz);

@@ -24,8 +24,10 @@ static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, c
     out->error = error;
 }
 
-/* Release every warp waiting at a barrier: a new barrier interval begins. */
-static void release_barrier(emu_ctx *x)
+/* Release the warps waiting at barrier id (every waiting warp when id < 0): a new barrier interval begins.
+ * (One interval for the whole block: after a barrier of some warps only, a race between two of the others
+ * goes unseen, but no race is ever reported that a barrier prevents.) */
+static void release_barrier(emu_ctx *x, int id)
 {
     int nexited = 0, nwaiting = 0, exited_threads = 0, threads = 0;
     const emu_warp *any = NULL;
@@ -34,9 +36,11 @@ static void release_barrier(emu_ctx *x)
         threads += __builtin_popcount(w->exists);
         exited_threads += __builtin_popcount(w->exists & ~w->live);
         if (w->state == EMU_W_DONE) nexited++;
-        if (w->state == EMU_W_BAR) { nwaiting++; if (!any) any = w; }
+        if (w->state == EMU_W_BAR && (id < 0 || w->bar_id == (uint32_t)id)) { nwaiting++; if (!any) any = w; }
     }
-    if (exited_threads && any && emu_diag_first(EMU_FD_BAR_EXITED)) {
+    /* A barrier for all threads (no count) that some never reach: they returned before it. */
+    int for_all = id < 0 || !x->bar_expected[id];
+    if (exited_threads && any && for_all && emu_diag_first(EMU_FD_BAR_EXITED)) {
         char where[800];
         emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), any->frames[any->nframes - 1].f->code[any->bar_pc].loc,
                   where, sizeof where);
@@ -50,7 +54,7 @@ static void release_barrier(emu_ctx *x)
     x->interval++;
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
-        if (w->state != EMU_W_BAR) continue;
+        if (w->state != EMU_W_BAR || (id >= 0 && w->bar_id != (uint32_t)id)) continue;
         w->state = EMU_W_RUN;
         w->wsync++;
         if (w->bar_red) {
@@ -68,7 +72,27 @@ static void release_barrier(emu_ctx *x)
         }
     }
     x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
+    for (int b = 0; b < 16; b++)
+        if (id < 0 || b == id) x->bar_arrived[b] = x->bar_expected[b] = 0;
     (void)nexited; (void)nwaiting;
+}
+
+/* After every warp ran as far as it can: release each barrier that the threads which reached it, waiting
+ * or not (bar.arrive), make complete: its thread count, or every thread of the block when it has none.
+ * When none is complete, no warp can move: the waiting ones are let go all at once, as the hardware does
+ * when the other threads exited (reported) or, for named barriers that never fill, instead of hanging. */
+static void release_barriers(emu_ctx *x)
+{
+    int released = 0;
+    for (int id = 0; id < 16; id++) {
+        uint32_t waiting = 0;
+        for (int i = 0; i < x->nwarps; i++)
+            if (x->warps[i].state == EMU_W_BAR && x->warps[i].bar_id == (uint32_t)id) waiting += 32;
+        if (!waiting) continue;
+        uint32_t need = x->bar_expected[id] ? x->bar_expected[id] : (uint32_t)x->nwarps * 32;
+        if (waiting + x->bar_arrived[id] >= need) { release_barrier(x, id); released = 1; }
+    }
+    if (!released) release_barrier(x, -1);
 }
 
 static void run_block(emu_ctx *x, int shuffle)
@@ -77,6 +101,8 @@ static void run_block(emu_ctx *x, int shuffle)
     memset(x->shadow, 0, ((size_t)x->shared_size / 4 + 1) * sizeof *x->shadow);
     x->interval = 1;
     x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
+    memset(x->bar_arrived, 0, sizeof x->bar_arrived);
+    memset(x->bar_expected, 0, sizeof x->bar_expected);
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
         w->id = i;
@@ -104,7 +130,7 @@ static void run_block(emu_ctx *x, int shuffle)
         int done = 0;
         for (int i = 0; i < x->nwarps; i++) done += x->warps[i].state == EMU_W_DONE;
         if (done == x->nwarps) { emu_flush_pending(x); return; }
-        release_barrier(x);
+        release_barriers(x);
     }
 }
 

@@ -100,62 +100,123 @@ static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
     t[0] = lin % x->block.x; t[1] = lin / x->block.x % x->block.y; t[2] = lin / (x->block.x * x->block.y);
 }
 
-static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int acc)
+/* Names the shared access at byte off of the block's shared memory for a message: "sdata[5]" when it falls
+ * in a declared variable (the index counted in elements of n bytes, the accessed type's size), else "byte 20". */
+static void shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len)
+{
+    const emu_svar *v = NULL;
+    uint32_t base = 0;
+    char name[200];
+    if (off < x->mod_base) {
+        for (int i = 0; i < x->k->nsvars; i++)
+            if (off - x->k->svars[i].off < x->k->svars[i].size) v = &x->k->svars[i];
+    } else if (off < x->dyn_base) {
+        base = x->mod_base;
+        for (int i = 0; i < x->m->nsvars; i++)
+            if (off - base - x->m->svars[i].off < x->m->svars[i].size) v = &x->m->svars[i];
+    } else if (x->m->dyn_name) {
+        emu_var_name(x->m->dyn_name, name, sizeof name);
+        snprintf(buf, len, "%s[%u]", name, (off - x->dyn_base) / (n ? n : 1));
+        return;
+    }
+    if (!v) { snprintf(buf, len, "byte %u", off); return; }
+    emu_var_name(v->name, name, sizeof name);
+    uint32_t at = off - base - v->off;
+    if (v->size <= n) snprintf(buf, len, "%s", name);
+    else snprintf(buf, len, "%s[%u]", name, at / (n ? n : 1));
+}
+
+/* What a learner should do about two lanes of one warp meeting at a shared word with no barrier between. */
+static const char emu_msg_warp_fix[] =
+    "If this is a step of a block-wide tree, a __syncthreads() is missing; if it is warp-synchronous code "
+    "such as the classic volatile last-warp unroll, it needs __syncwarp() since Volta, whose lanes need not "
+    "run in lockstep (or __shfl_down_sync instead of shared memory).";
+
+/* Checks lane l's n-byte access at byte off against the shadow, reports what it finds, then records it.
+ * same: a store of the value the bytes already hold (two lanes writing one value is no conflict). */
+static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int acc, int same)
 {
     uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
+    char where[800], what[300];
+    unsigned t[3];
+#define SHARED_WHERE() (emu_where(x, w, l, in->loc, where, sizeof where), \
+                        shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
     for (uint32_t k = w0; k <= w1; k++) {
         emu_sword *s = &x->shadow[k];
+        int this_warp_since_sync = s->w_interval == x->interval && s->w_warp == w->id && s->w_wsync == w->wsync;
         if (acc == ACC_LOAD) {
             if (s->w_interval == 0) {
                 if (!x->pend) {
-                    char where[800];
-                    emu_where(x, w, l, in->loc, where, sizeof where);
-                    snprintf(x->pend_msg, sizeof x->pend_msg, "%s: reads shared memory at byte %u that no thread of this "
+                    SHARED_WHERE();
+                    snprintf(x->pend_msg, sizeof x->pend_msg, "%.600s: reads shared memory %.200s that no thread of this "
                              "block has written: the value is garbage (a missing load into shared memory, or an index "
-                             "past the part that was filled?).", where, k * 4);
+                             "past the part that was filled?).", where, what);
                     x->pend = 1;
                     x->pend_word = k;
                 } else if (x->pend == 2) emu_diag_first(EMU_FD_UNINIT_SHARED);   /* counted */
             } else if (s->w_interval == x->interval && s->w_warp != w->id) {
                 if (emu_diag_first(EMU_FD_RACE)) {
-                    char where[800]; unsigned t[3];
-                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    SHARED_WHERE();
                     thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_RACE, "%s: reads shared memory at byte %u that thread (%u,%u,%u) of another "
+                    emu_diag_report(EMU_FD_RACE, "%s: reads shared memory %s that thread (%u,%u,%u) of another "
                                     "warp wrote after the last barrier: a race, the result depends on which warp runs "
-                                    "first. Missing __syncthreads() between the write and the read?", where, k * 4, t[0], t[1], t[2]);
+                                    "first. Missing __syncthreads() between the write and the read?",
+                                    where, what, t[0], t[1], t[2]);
                 }
-            } else if (s->w_interval == x->interval && s->w_warp == w->id && s->w_lane != l && s->w_wsync == w->wsync) {
+            } else if (this_warp_since_sync && s->w_lane != l) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
-                    char where[800]; unsigned t[3];
-                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    SHARED_WHERE();
                     thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory at byte %u that thread (%u,%u,%u) of the "
-                                    "same warp wrote, with no __syncwarp() (or __syncthreads()) in between. Since Volta's "
-                                    "independent thread scheduling the lanes of a warp need not run in lockstep, so "
-                                    "this is a race; it is why the classic volatile last-warp unrolling is wrong "
-                                    "today. Put __syncwarp() between the write and the read (or use __shfl_down_sync).", where, k * 4, t[0], t[1], t[2]);
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory %s that thread (%u,%u,%u) of the same "
+                                    "warp wrote, with no barrier between them: neither __syncthreads() nor __syncwarp(). %s",
+                                    where, what, t[0], t[1], t[2], emu_msg_warp_fix);
                 }
             }
-            if (s->r_interval == x->interval) { if (s->r_warp != w->id) s->r_multi = 1; }
-            else { s->r_interval = x->interval; s->r_warp = (uint16_t)w->id; s->r_multi = 0; }
+            if (s->r_interval == x->interval) {
+                if (s->r_warp != w->id) s->r_multi = 1;
+                else if (s->r_wsync != w->wsync) { s->r_wsync = w->wsync; s->r_lane = (uint8_t)l; }
+                else if (s->r_lane != l) s->r_lane = EMU_SWORD_LANES;
+            } else {
+                s->r_interval = x->interval; s->r_warp = (uint16_t)w->id; s->r_multi = 0;
+                s->r_wsync = w->wsync; s->r_lane = (uint8_t)l;
+            }
         } else {
             if (acc == ACC_STORE && s->w_interval == x->interval && s->w_warp != w->id) {
                 if (emu_diag_first(EMU_FD_RACE)) {
-                    char where[800]; unsigned t[3];
-                    emu_where(x, w, l, in->loc, where, sizeof where);
+                    SHARED_WHERE();
                     thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory at byte %u that thread (%u,%u,%u) of another "
+                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that thread (%u,%u,%u) of another "
                                     "warp also wrote since the last barrier: a race (which value stays depends on the "
-                                    "order the warps run). Missing __syncthreads()?", where, k * 4, t[0], t[1], t[2]);
+                                    "order the warps run). Missing __syncthreads()?", where, what, t[0], t[1], t[2]);
                 }
             } else if (acc == ACC_STORE && s->r_interval == x->interval && (s->r_multi || s->r_warp != w->id)) {
                 if (emu_diag_first(EMU_FD_RACE)) {
-                    char where[800];
-                    emu_where(x, w, l, in->loc, where, sizeof where);
-                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory at byte %u that a thread of another warp "
+                    SHARED_WHERE();
+                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that a thread of another warp "
                                     "read since the last barrier: a race (the reader may see the old or the new value). "
-                                    "Missing __syncthreads() between the read and this write?", where, k * 4);
+                                    "Missing __syncthreads() between the read and this write?", where, what);
+                }
+            } else if (acc == ACC_STORE && s->r_interval == x->interval && s->r_wsync == w->wsync && s->r_lane != l) {
+                /* A lane of this warp read the word since the last barrier, and this lane now writes it. */
+                if (emu_diag_first(EMU_FD_WARP_RACE)) {
+                    char reader[80] = "other threads";
+                    SHARED_WHERE();
+                    if (s->r_lane != EMU_SWORD_LANES) {
+                        thread_of(x, (unsigned)w->id, s->r_lane, t);
+                        snprintf(reader, sizeof reader, "thread (%u,%u,%u)", t[0], t[1], t[2]);
+                    }
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp read, "
+                                    "with no barrier between them: neither __syncthreads() nor __syncwarp(), so the "
+                                    "read may see the old or the new value. %s", where, what, reader, emu_msg_warp_fix);
+                }
+            } else if (acc == ACC_STORE && this_warp_since_sync && s->w_lane != l && !same) {
+                if (emu_diag_first(EMU_FD_WARP_RACE)) {
+                    SHARED_WHERE();
+                    thread_of(x, s->w_warp, s->w_lane, t);
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that thread (%u,%u,%u) of the same "
+                                    "warp wrote with another value, with no barrier between them: neither "
+                                    "__syncthreads() nor __syncwarp(), so which value stays is undefined. %s",
+                                    where, what, t[0], t[1], t[2], emu_msg_warp_fix);
                 }
             }
             if (x->pend == 1 && x->pend_word == k && s->r_interval == x->interval) x->pend = 0;   /* a race, not garbage */
@@ -165,6 +226,7 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
             s->w_wsync = w->wsync;
         }
     }
+#undef SHARED_WHERE
 }
 
 void emu_flush_pending(emu_ctx *x)
@@ -268,7 +330,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         a = emu_mem_lookup((uintptr_t)addr, n);
         if (!a) { global_oob(x, w, in, l, addr, n, acc); return NULL; }
         x->last_alloc = a;
-        x->last_full = 0;
+        x->last_full = a->whole;
     }
     if (a->written) {
         unsigned char *wr = a->written + (addr - a->base);
@@ -329,7 +391,9 @@ static inline void store_n(uint8_t *p, uint64_t v, unsigned sz)
 /* Sectors of a warp access whose lanes are in increasing, contiguous order: the common coalesced case. */
 static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
 {
-    for (int i = 1; i < cnt; i++) if (addr[i] != addr[i - 1] + n) return sectors(addr, cnt, n);
+    uint64_t diff = 0;
+    for (int i = 1; i < cnt; i++) diff |= addr[i] ^ (addr[i - 1] + n);
+    if (diff) return sectors(addr, cnt, n);
     return ((addr[cnt - 1] + n - 1) >> 5) - (addr[0] >> 5) + 1;
 }
 
@@ -338,15 +402,32 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
 {
     unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
     uint64_t addr[32], lo = ~0ull, hi = 0, bad = 0;
-    int cnt = 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint64_t a = R[in->a + l] + (uint64_t)in->imm;
-        addr[cnt++] = a;
-        bad |= a;
-        if (a < lo) lo = a;
-        if (a > hi) hi = a;
-    }
+    int cnt = 0, contiguous = 0;
+    if (m == 0xffffffffu) {
+        /* The whole warp: plain loops, and the coalesced case (lane l at base + l * n) found first, with
+         * no per-lane address list at all. */
+        const uint64_t *ra = R + in->a, imm = (uint64_t)in->imm, base = ra[0] + imm;
+        uint64_t diff = 0, want = ra[0];
+        EMU_IVDEP for (int l = 0; l < 32; l++) { diff |= ra[l] ^ want; want += n; }
+        cnt = 32;
+        if (!diff && base <= base + 31ull * n) { lo = base; hi = base + 31ull * n; bad = base; contiguous = 1; }
+        else {
+            EMU_IVDEP for (int l = 0; l < 32; l++) addr[l] = ra[l] + imm;
+            EMU_IVDEP for (int l = 0; l < 32; l++) {
+                bad |= addr[l];
+                lo = addr[l] < lo ? addr[l] : lo;
+                hi = addr[l] > hi ? addr[l] : hi;
+            }
+        }
+    } else
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            uint64_t a = R[in->a + l] + (uint64_t)in->imm;
+            addr[cnt++] = a;
+            bad |= a;
+            if (a < lo) lo = a;
+            if (a > hi) hi = a;
+        }
     if (bad & (n - 1)) return 0;
     emu_alloc *al = x->last_alloc;
     if (!al || lo < al->base || hi + n > al->base + al->size || hi + n < hi) {
@@ -355,10 +436,11 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         x->last_alloc = al;
         /* Scanning the flags once is cheaper than touching them at every access: an input written
          * by cudaMemcpy is usually whole. Stores keep a whole allocation whole. */
-        x->last_full = 0;
+        x->last_full = al->whole;
         for (int i = 0; i < x->nfull; i++) if (x->full[i] == al) x->last_full = 1;
         if (!x->last_full && al->written && al->size && !memchr(al->written, 0, al->size)) {
             x->last_full = 1;
+            al->whole = 1;   /* until flags are copied in from elsewhere: later launches skip the scan */
             if (x->nfull < 8) x->full[x->nfull++] = al;
         }
     }
@@ -372,6 +454,51 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             __builtin_prefetch((const void *)(uintptr_t)(next + 64));
         }
         *last = lo;
+    }
+    if (x->last_full && contiguous && in->nvec == 1 && !store && (sz == 4 || sz == 8)) {
+        /* The commonest load of all: coalesced, one value per lane, every byte known to be written. */
+        uint64_t *rd = R + in->v[0];
+        const uint8_t *p = (const uint8_t *)(uintptr_t)lo;
+        if (sz == 8) memcpy(rd, p, 32 * 8);
+        else if (EMU_TKIND(in->t) == EMU_K_S)
+            EMU_IVDEP for (int l = 0; l < 32; l++) { int32_t v; memcpy(&v, p + 4 * l, 4); rd[l] = (uint64_t)(int64_t)v; }
+        else EMU_IVDEP for (int l = 0; l < 32; l++) { uint32_t v; memcpy(&v, p + 4 * l, 4); rd[l] = v; }
+        x->met->global_load_requests++;
+        x->met->global_load_sectors += ((hi + n - 1) >> 5) - (lo >> 5) + 1;
+        return 1;
+    }
+    if (contiguous) EMU_IVDEP for (int l = 0; l < 32; l++) addr[l] = lo + (uint64_t)l * n;
+    if (x->last_full && cnt == 32 && in->nvec == 1 && !store) {
+        /* A whole warp, one value per lane, every byte known to be written. */
+        uint64_t *rd = R + in->v[0];
+        int sgn = EMU_TKIND(in->t) == EMU_K_S;
+        switch (sz) {
+        case 4:
+            if (sgn)
+                EMU_IVDEP for (int l = 0; l < 32; l++) {
+                    int32_t v;
+                    memcpy(&v, (const void *)(uintptr_t)addr[l], 4);
+                    rd[l] = (uint64_t)(int64_t)v;
+                }
+            else
+                EMU_IVDEP for (int l = 0; l < 32; l++) {
+                    uint32_t v;
+                    memcpy(&v, (const void *)(uintptr_t)addr[l], 4);
+                    rd[l] = v;
+                }
+            break;
+        case 8: EMU_IVDEP for (int l = 0; l < 32; l++) memcpy(&rd[l], (const void *)(uintptr_t)addr[l], 8); break;
+        default:
+            for (int l = 0; l < 32; l++) {
+                uint64_t v;
+                load_n(&v, (const uint8_t *)(uintptr_t)addr[l], sz);
+                if (sgn) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
+                rd[l] = v;
+            }
+        }
+        x->met->global_load_requests++;
+        x->met->global_load_sectors += contiguous ? ((hi + n - 1) >> 5) - (lo >> 5) + 1 : sectors(addr, cnt, n);
+        return 1;
     }
     if (x->last_full) {
         int sgn0 = EMU_TKIND(in->t) == EMU_K_S && sz < 8, i0 = 0;
@@ -449,7 +576,7 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         uint8_t *p = resolve(x, w, in, l, addr, n, ACC_LOAD, &space, &so);
         if (!p) return 0;
         if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
-        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD); }
+        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
         ptr[l] = p;
     }
     /* Values go to registers after every lane's address was read: a register may be both. */
@@ -480,7 +607,12 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         uint8_t *p = resolve(x, w, in, l, addr, n, ACC_STORE, &space, &so);
         if (!p) return 0;
         if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
-        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_STORE); }
+        else if (space == EMU_SP_SHARED) {
+            uint8_t bytes[32];
+            for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
+            soff[ns] = so; slane[ns++] = l;
+            shared_check(x, w, in, l, so, n, ACC_STORE, !memcmp(bytes, p, n));
+        }
         for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
     }
     count_access(x, ACC_STORE, gaddr, ng, soff, slane, ns, n);
@@ -539,7 +671,7 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
         if (space == EMU_SP_SHARED) {
             any_shared = 1;
             emu_sword *s = &x->shadow[so / 4];
-            if (s->w_interval == 0) shared_check(x, w, in, l, so, n, ACC_LOAD);
+            if (s->w_interval == 0) shared_check(x, w, in, l, so, n, ACC_LOAD, 0);
             s->w_interval = x->interval; s->w_warp = (uint16_t)w->id; s->w_lane = (uint8_t)l; s->w_wsync = w->wsync;
         } else any_global = 1;
         uint64_t old = 0;

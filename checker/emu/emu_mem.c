@@ -1,8 +1,9 @@
 /* emu_mem.c - the registry of device memory: allocations sorted by address, each with a per-byte
  * "written" shadow, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
-#define _DEFAULT_SOURCE  /* sysconf(_SC_PHYS_PAGES) */
+#define _DEFAULT_SOURCE  /* sysconf(_SC_PHYS_PAGES), madvise */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "emu_rt.h"
@@ -10,6 +11,7 @@
 #define EMU_ALIGN       256   /* cudaMalloc's alignment guarantee */
 #define EMU_GUARD       256   /* unregistered bytes after each allocation: a small overrun hits nothing */
 #define EMU_FRESH_BYTE  0xCD  /* what new device memory holds, so a missing initialisation shows */
+#define EMU_HUGE_PAGE   ((size_t)2 << 20)
 
 static const char emu_msg_too_big[] =
     "%s of %zu bytes failed: the emulator holds at most %zu bytes of device memory and %zu are in use";
@@ -104,6 +106,19 @@ static emu_rec *emu_remove(uintptr_t base)
     return r;
 }
 
+/* size bytes aligned to align; from EMU_HUGE_PAGE up, on 2 MiB pages where the system allows it: a
+ * kernel's grid-stride loop steps to another 4 KiB page at every load, and each step would cost a TLB miss. */
+static void *emu_block_alloc(size_t align, size_t size)
+{
+    if (size < EMU_HUGE_PAGE) return aligned_alloc(align, (size + align - 1) / align * align);
+    size_t rounded = (size + EMU_HUGE_PAGE - 1) / EMU_HUGE_PAGE * EMU_HUGE_PAGE;
+    void *p = aligned_alloc(EMU_HUGE_PAGE, rounded);
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);   /* only advice: without it, ordinary pages */
+#endif
+    return p;
+}
+
 static emu_rec *emu_rec_new(void *base, size_t size, const char *what, int initialised)
 {
     emu_rec *r = calloc(1, sizeof *r);
@@ -160,7 +175,7 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
         return cudaErrorMemoryAllocation;
     }
     size_t padded = (size + EMU_ALIGN - 1) / EMU_ALIGN * EMU_ALIGN + EMU_GUARD;
-    void *raw = aligned_alloc(EMU_ALIGN, padded);
+    void *raw = emu_block_alloc(EMU_ALIGN, padded);
     /* Host memory is written by host code the emulator cannot see: count it as written. */
     int initialised = kind == EMU_MEM_HOST || kind == EMU_MEM_MANAGED;
     emu_rec *r = raw ? emu_rec_new(raw, size, emu_kind_allocator(kind), initialised) : NULL;
@@ -204,6 +219,7 @@ void emu_rt_mem_mark(emu_alloc *a, uintptr_t addr, size_t len)
 void emu_rt_mem_copy_marks(emu_alloc *dst, uintptr_t daddr, const emu_alloc *src, uintptr_t saddr,
                            size_t len)
 {
+    if (!src->whole) dst->whole = 0;
     memmove(dst->written + (daddr - dst->base), src->written + (saddr - src->base), len);
 }
 

@@ -28,7 +28,8 @@
     X(RET,          "ret",                             "leave the .func (exit in a kernel)") \
     X(EXIT,         "exit",                            "the lanes end") \
     X(TRAP,         "trap, brkpt",                     "a finding, error 719") \
-    X(BAR,          "bar.sync/barrier.sync a[, b]",    "block barrier: the warp waits until every live warp arrives") \
+    X(BAR,          "bar.sync/barrier.sync a[, b]",    "block barrier a: the warp waits until b threads (all by default) arrived") \
+    X(BAR_ARRIVE,   "bar.arrive/barrier.arrive a, b",  "counts the warp's arrival at barrier a without waiting") \
     X(BAR_RED,      "bar.red.popc/and/or",             "barrier that also reduces a predicate over the block") \
     X(WARPSYNC,     "bar.warp.sync m",                 "warp barrier: orders shared accesses between lanes") \
     /* moves and addresses */ \
@@ -59,9 +60,12 @@
     X(MIN_F32,      "min.f32",                         "NaN loses; -0 < +0") X(MAX_F32, "max.f32", "") \
     X(ADD_F64,      "add[.rn].f64",                    "") X(MUL_F64, "mul[.rn].f64", "") X(FMA_F64, "fma.rn.f64", "") \
     X(SETP_F32,     "setp.cmp.f32",                    "ordered and unordered comparisons") X(SETP_F64, "setp.cmp.f64", "") \
-    /* generic arithmetic: any type, any modifier (one C function per lane) */ \
+    /* generic arithmetic: any type, any modifier (one C function per lane); .f16 and .f16x2 for add sub \
+     * mul fma neg abs min max (nvec halves per register), each rounded once */ \
     X(ADD,  "add",  "") X(SUB,  "sub",  "") X(MUL,  "mul.lo/.hi/.wide, mul.f", "") \
     X(MAD,  "mad.lo/.hi/.wide, mad.f", "") X(FMA, "fma.rn/rz/rm/rp", "") \
+    X(MUL24, "mul24.lo/.hi.{s,u}32", "24-bit operands; .hi gives bits 47..16 of the product") \
+    X(MAD24, "mad24.lo/.hi[.sat].{s,u}32", "mul24, then + c") \
     X(DIV,  "div",  "integer division by zero gives all ones (as the hardware)") X(REM, "rem", "") \
     X(NEG,  "neg",  "") X(ABS,  "abs",  "") X(MIN,  "min",  "") X(MAX,  "max", "") \
     X(NOT,  "not",  "") X(CNOT, "cnot", "") X(SHL,  "shl",  "") X(SHR,  "shr", "") \
@@ -173,6 +177,10 @@ enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, E
        EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM };
 typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_cinit;
 
+/* A .shared variable, for messages: its name as declared in the PTX and where it lies in its area
+ * (the kernel's own .shared, or the module's). */
+typedef struct emu_svar { char *name; uint32_t off, size; } emu_svar;
+
 /* A source location (from .loc); parent is the location it was inlined at, or -1. */
 typedef struct emu_loc { int file, line, parent; } emu_loc;
 
@@ -195,6 +203,7 @@ typedef struct emu_func {
     uint32_t local_size;                /* frame bytes: .local arrays and .param variables */
     uint32_t own_shared;                /* entry: bytes of .shared declared inside it */
     uint32_t own_shared_align;
+    emu_svar *svars; int nsvars, capsvars;   /* entry: its own .shared variables */
     char *callee_name_tmp;
 } emu_func;
 
@@ -208,6 +217,8 @@ struct emu_module {
     emu_loc *locs; int nlocs, caplocs;
     char **files; int nfiles;           /* indexed by the .file number */
     uint32_t mod_shared;                /* module-scope and .func-scope .shared bytes */
+    emu_svar *svars; int nsvars, capsvars;   /* the variables in those bytes */
+    char *dyn_name;                     /* the extern unsized .shared array (dynamic shared memory), if any */
 };
 
 /* Parser and decoder (emu_ptx_parse.c, emu_ptx_decode.c, emu_ptx_cfg.c). */
@@ -218,5 +229,7 @@ void emu_ptx_cfg(emu_func *f);
 /* Diagnostics (emu_diag.c). */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len);
 char *emu_demangle(const char *mangled);
+/* The source name of a variable: "sdata" for a function's static "_ZZ...E5sdata"; others as they are. */
+void emu_var_name(const char *ptx_name, char *buf, size_t len);
 
 #endif

@@ -342,11 +342,12 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
     split_operands(c, opi + 1);
     const char *mn = parts[0]; int mnl = plen[0];
     int types[4], nt = 0, cmp = -1, rnd = 0, space = EMU_SP_GENERIC, atomop = -1, boolop = EMU_BOOL_NONE, mw = -1;
-    int shmode = -1, vmode = -1;
+    int shmode = -1, vmode = -1, f16x2 = 0;
     for (int k = 1; k < np; k++) {
         const char *s = parts[k]; int n = plen[k];
         int t = part_type(s, n);
         if (t >= 0) { if (nt < 4) types[nt++] = t; continue; }
+        if (peq(s, n, "f16x2")) { if (nt < 4) types[nt++] = EMU_T_F16; f16x2 = 1; continue; }
         if (peq(s, n, "global")) { space = EMU_SP_GLOBAL; continue; }
         if (peq(s, n, "shared") || peq(s, n, "shared::cta")) { space = EMU_SP_SHARED; continue; }
         if (peq(s, n, "local")) { space = EMU_SP_LOCAL; continue; }
@@ -371,8 +372,9 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (peq(s, n, "any")) vmode = EMU_VO_ANY;
         if (peq(s, n, "uni")) vmode = EMU_VO_UNI;
         if (peq(s, n, "ballot")) vmode = EMU_VO_BALLOT;
-        if (peq(s, n, "lo") && (peq(mn, mnl, "mul") || peq(mn, mnl, "mad"))) { mw = EMU_MW_LO; continue; }
-        if (peq(s, n, "hi") && (peq(mn, mnl, "mul") || peq(mn, mnl, "mad"))) { mw = EMU_MW_HI; continue; }
+        int mulmad = peq(mn, mnl, "mul") || peq(mn, mnl, "mad") || peq(mn, mnl, "mul24") || peq(mn, mnl, "mad24");
+        if (peq(s, n, "lo") && mulmad) { mw = EMU_MW_LO; continue; }
+        if (peq(s, n, "hi") && mulmad) { mw = EMU_MW_HI; continue; }
         int a = part_atom(s, n);
         if (a >= 0 && atomop < 0) atomop = a;
         if (peq(s, n, "and")) boolop = EMU_BOOL_AND;
@@ -391,6 +393,8 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
 #define NEED(k) do { if (no < (k)) return emu_ptx_fail(p, "%.*s needs %d operands", tl[opi], tok[opi], (k)); } while (0)
 #define V(k, ty, dst) do { if (!value(c, o[k], (ty), (dst))) return 0; } while (0)
 #define M(w) peq(mn, mnl, w)
+    if (f16x2 && !(M("add") || M("sub") || M("mul") || M("fma") || M("neg") || M("abs") || M("min") || M("max")))
+        return unsupported(c, &in, opi);   /* cvt.f16x2, setp.f16x2...: not yet */
 
     if (M("membar") || M("fence") || M("prefetch") || M("prefetchu") || M("nanosleep") || M("pmevent") || M("discard")) {
         in.op = EMU_OP_NOP; return emit(f, &in);
@@ -449,7 +453,16 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(0, EMU_T_B32, &in.e);
             return emit(f, &in);
         }
-        if (is_arrive) return unsupported(c, &in, opi);
+        if (is_arrive) {
+            /* bar.arrive a, b: b (the thread count) is required */
+            NEED(2);
+            if (is_red) return unsupported(c, &in, opi);
+            in.op = EMU_OP_BAR_ARRIVE;
+            V(0, EMU_T_U32, &in.a);
+            V(1, EMU_T_U32, &in.b);
+            in.nargs = 1;
+            return emit(f, &in);
+        }
         if (is_red) {
             /* bar.red.popc.u32 d, a{, b}, {!}c ;  bar.red.and.pred p, a{, b}, {!}c */
             NEED(3);
@@ -458,6 +471,7 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             if (in.mod == EMU_AT_POPC) V(0, EMU_T_U32, &in.d);
             else if (!pred(c, o[0], &in.pd, NULL)) return 0;
             V(1, EMU_T_U32, &in.a);
+            in.nargs = no > 3;
             if (no > 3) V(2, EMU_T_U32, &in.b);
             int neg;
             if (!pred(c, o[no - 1], &in.pc, &neg)) return 0;
@@ -683,12 +697,22 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         {"prmt", EMU_OP_PRMT, 3}, {"sad", EMU_OP_SAD, 3}, {"copysign", EMU_OP_COPYSIGN, 2},
         {"rcp", EMU_OP_RCP, 1}, {"sqrt", EMU_OP_SQRT, 1}, {"rsqrt", EMU_OP_RSQRT, 1}, {"ex2", EMU_OP_EX2, 1},
         {"lg2", EMU_OP_LG2, 1}, {"sin", EMU_OP_SIN, 1}, {"cos", EMU_OP_COS, 1}, {"tanh", EMU_OP_TANH, 1},
-        {"testp", EMU_OP_TESTP, 1},
+        {"testp", EMU_OP_TESTP, 1}, {"mul24", EMU_OP_MUL24, 2}, {"mad24", EMU_OP_MAD24, 3},
     };
     for (size_t k = 0; k < sizeof ar / sizeof *ar; k++) {
         if (!M(ar[k].w)) continue;
-        if (t == EMU_T_NONE || t == EMU_T_PRED || t == EMU_T_F16) return unsupported(c, &in, opi);
+        if (t == EMU_T_NONE || t == EMU_T_PRED) return unsupported(c, &in, opi);
         in.op = (uint8_t)ar[k].op;
+        if (t == EMU_T_F16) {
+            /* half precision: the operations __half and __half2 arithmetic compile to, rounded to nearest */
+            int ok = in.op == EMU_OP_ADD || in.op == EMU_OP_SUB || in.op == EMU_OP_MUL || in.op == EMU_OP_FMA ||
+                     in.op == EMU_OP_NEG || in.op == EMU_OP_ABS || in.op == EMU_OP_MIN || in.op == EMU_OP_MAX;
+            if (!ok || (rnd && rnd != EMU_RND_RN)) return unsupported(c, &in, opi);
+            in.nvec = (uint8_t)(f16x2 ? 2 : 1);
+            t = f16x2 ? EMU_T_B32 : EMU_T_B16;   /* the operands' registers */
+        }
+        if ((in.op == EMU_OP_MUL24 || in.op == EMU_OP_MAD24) && (t != EMU_T_S32 && t != EMU_T_U32))
+            return unsupported(c, &in, opi);
         if (in.op == EMU_OP_TESTP) {
             /* testp.op.type p, a: the op is one of finite infinite number notanumber normal subnormal */
             static const char *tw[] = { "finite", "infinite", "number", "notanumber", "normal", "subnormal" };
@@ -721,14 +745,16 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(3, ct, &in.c);
         }
         if (ns >= 4) V(4, EMU_T_U32, &in.e);
-        if (EMU_TKIND(t) != EMU_K_F) {
-            if (in.op == EMU_OP_MUL || in.op == EMU_OP_MAD) {
-                if (mw < 0) return unsupported(c, &in, opi);
+        if (EMU_TKIND(t) != EMU_K_F && in.t != EMU_T_F16) {
+            if (in.op == EMU_OP_MUL || in.op == EMU_OP_MAD || in.op == EMU_OP_MUL24 || in.op == EMU_OP_MAD24) {
+                if (mw < 0 || (mw == EMU_MW_WIDE && (in.op == EMU_OP_MUL24 || in.op == EMU_OP_MAD24)))
+                    return unsupported(c, &in, opi);
                 in.mod = (uint8_t)mw;
             }
             if (in.op == EMU_OP_FMA) return unsupported(c, &in, opi);
         }
         if (c->unsupported) return unsupported(c, &in, opi);
+        if (in.t == EMU_T_F16) return emit(f, &in);   /* half precision: no fast path */
         /* Fast paths. */
         int sz = (int)EMU_TSIZE(t), kind = EMU_TKIND(t);
         int plain = !(in.flags & (EMU_F_FTZ | EMU_F_SAT)) && (rnd == 0 || rnd == EMU_RND_RN);

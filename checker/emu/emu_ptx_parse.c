@@ -357,6 +357,12 @@ static char *dupn(const char *s, int n)
 
 static uint32_t align_up(uint32_t x, uint32_t a) { return a ? (x + a - 1) / a * a : x; }
 
+static void add_svar(emu_svar **arr, int *n, int *cap, const decl *d, uint32_t off)
+{
+    GROW(*arr, *n, *cap);
+    (*arr)[(*n)++] = (emu_svar){ dupn(d->name, d->namelen), off, (uint32_t)d->size };
+}
+
 /* Module-scope variable: .global/.const get host storage (registered as device memory); .shared gets
  * an offset in the module's shared area (or is the dynamic shared array when .extern and unsized). */
 static int module_var(emu_parser *p, int i)
@@ -375,7 +381,9 @@ static int module_var(emu_parser *p, int i)
             uint32_t off = align_up(m->mod_shared, (uint32_t)d.align);
             m->mod_shared = off + (uint32_t)d.size;
             g->mem = (void *)(uintptr_t)(off + 1);   /* offset+1: nonzero marks a static shared variable */
-        }
+            add_svar(&m->svars, &m->nsvars, &m->capsvars, &d, off);
+        } else if (!m->dyn_name)
+            m->dyn_name = dupn(d.name, d.namelen);
     } else if (d.space == EMU_SP_GLOBAL || d.space == EMU_SP_CONST) {
         size_t sz = d.size ? d.size : 1;
         g->mem = calloc(1, sz);
@@ -504,10 +512,12 @@ static int body_decl(emu_parser *p)
             f->own_shared = off + (uint32_t)d.size;
             if ((uint32_t)d.align > f->own_shared_align) f->own_shared_align = (uint32_t)d.align;
             sym.kind = EMU_SYM_SHARED_OWN; sym.value = off;
+            add_svar(&f->svars, &f->nsvars, &f->capsvars, &d, off);
         } else {
             uint32_t off = align_up(p->m->mod_shared, (uint32_t)d.align);
             p->m->mod_shared = off + (uint32_t)d.size;
             sym.kind = EMU_SYM_SHARED_MOD; sym.value = off;
+            add_svar(&p->m->svars, &p->m->nsvars, &p->m->capsvars, &d, off);
         }
     } else if (d.space == EMU_SP_GLOBAL || d.space == EMU_SP_CONST) {
         /* a function-scope static: module storage under a private name */
@@ -638,6 +648,8 @@ void emu_module_free(emu_module *m)
         for (int j = 0; j < f->ntexts; j++) free(f->texts[j]);
         free(f->texts); free(f->code); free(f->ipdom); free(f->cinit);
         free(f->param_off); free(f->param_size); free(f->name); free(f->pretty);
+        for (int j = 0; j < f->nsvars; j++) free(f->svars[j].name);
+        free(f->svars);
         free((struct emu_kernel *)f);
     }
     for (int i = 0; i < m->ngvars; i++) {
@@ -645,6 +657,8 @@ void emu_module_free(emu_module *m)
         if (g->space == EMU_SP_GLOBAL || g->space == EMU_SP_CONST) { emu_mem_unregister(g->mem); free(g->mem); }
         free(g->name);
     }
+    for (int i = 0; i < m->nsvars; i++) free(m->svars[i].name);
+    free(m->svars); free(m->dyn_name);
     for (int i = 0; i < m->nfiles; i++) free(m->files[i]);
     free(m->files); free(m->funcs); free(m->gvars); free(m->locs);
     free(m);

@@ -27,6 +27,7 @@ if [ "$BACKEND" = gpu ]; then
     limit=${BADINPUT_LIMIT:-300}
 fi
 max_lines=200                  # a report longer than this is not "one clear message"
+[ "$BACKEND" = gpu ] && max_lines=400   # two reports: the GPU's, then the emulator's
 
 # The cases: NAME|NN|SOURCE (a file, or EMPTY, or DELETED)|expected text
 cases() {

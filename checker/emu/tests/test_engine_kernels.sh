@@ -76,4 +76,23 @@ check endless_loop bugs _Z7endlessPi "1 64 0 out:i32:2" "error 702|out0: 0 0" "d
 check uninit_global bugs _Z11uninit_readPKiPi "1 32 0 in:i32:32:uninit out:i32:32" "error 0|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" "that nothing has written"
 check shared_oob bugs _Z10shared_oobPii "1 32 0 out:i32:2 i=1" "error 700|out0: 0 0" "out-of-bounds shared memory read"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
+# half precision (__half, __half2: each operation rounded once to half) and mul24/mad24 (inline asm);
+# the expected bits come from Python's IEEE half conversion
+check half_ops half_mul24 _Z8half_opsPKfPji "1 32 0 in:f32:5:iota out:u32:40 i=5" "error 0|out0: 16573 49239 13123 16689 44646 13123 14446 51093 16901 44160 16519 17734 48609 16519 17919 15691 17229 16399 16538 17907 47739 16538 18289 17433 17482 17442 13668 17568 44319 17442 17634 14831 18506 16680 19503 20052 49664 19503 20706 19614"
+check mul24 half_mul24 _Z9mul24_opsPKiPii "1 32 0 in:i32:8:iota out:i32:40 i=8" "error 0|out0: -1473490560 -1005524 1404460 1848398208 2146412588 1412265955 -895955 1263917 1228716582 2129744941 -76087688 -787594 1122166 529892094 2113076086 -1643584193 -680440 979208 -248075256 2096406024 1004743736 -574493 835043 -1105185468 2079734755 1984393595 -1280441 1879879 -1349272374 2062251591 496039952 -1172080 1738128 -2048096862 2045582736 -1071456553 -1064926 1595170 1468903084 2028912674"
+# named barriers: bar.arrive by producer warps, bar.sync with a thread count by consumers, barriers of
+# two warps each; no race is reported across them, also with the warps in shuffled order
+check producer_consumer named_barriers _Z17producer_consumerPi "1 128 0 out:i32:64" "error 0|out0: 3 9 15 21 27 33 39 45 51 57 63 69 75 81 87 93 99 105 111 117 123 129 135 141 147 153 159 165 171 177 183 189 195 201 207 213 219 225 231 237 ... sum=12096"
+check barrier_pairs named_barriers _Z5pairsPi "1 128 0 out:i32:128" "error 0|out0: 224 231 238 245 252 259 266 273 280 287 294 301 308 315 322 329 336 343 350 357 364 371 378 385 392 399 406 413 420 427 434 441 0 7 14 21 28 35 42 49 ... sum=56896"
+export EMU_SHUFFLE_WARPS=1
+check producer_consumer_shuffled named_barriers _Z17producer_consumerPi "1 128 0 out:i32:64" "error 0|out0: 3 9 15 21 27 33 39 45 51 57 63 69 75 81 87 93 99 105 111 117 123 129 135 141 147 153 159 165 171 177 183 189 195 201 207 213 219 225 231 237 ... sum=12096"
+unset EMU_SHUFFLE_WARPS
+# lanes of one warp exchanging data through shared memory with no barrier: read after write (a tree
+# with no __syncthreads(): the finding names the variable and element), write after read, write after
+# write; the same code with __syncwarp() (or two writes of one value) gives no finding
+check warp_raw_tree warp_races _Z12tree_no_syncPKiPi "1 32 0 in:i32:32:ones out:i32:1" "error 0|out0: 32" "thread (0,0,0): reads shared memory sdata[1] that thread (1,0,0) of the same warp wrote, with no barrier between them: neither __syncthreads() nor __syncwarp(). If this is a step of a block-wide tree, a __syncthreads() is missing"
+check warp_war warp_races _Z6rotatePii "1 32 0 out:i32:32 i=0" "error 0|out0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 0" "thread (0,0,0): writes shared memory ring[0] that thread (31,0,0) of the same warp read, with no barrier between them"
+check warp_war_syncwarp warp_races _Z6rotatePii "1 32 0 out:i32:32 i=1" "error 0|out0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 0"
+check warp_waw warp_races _Z11two_writersPii "1 32 0 out:i32:32 i=1" "error 0|out0: 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1" "thread (1,0,0): writes shared memory flag that thread (0,0,0) of the same warp wrote with another value"
+check warp_waw_same_value warp_races _Z11two_writersPii "1 32 0 out:i32:32 i=0" "error 0|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
 [ "$fails" = 0 ]
