@@ -392,6 +392,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         case EMU_OP_FMA_F64: LANES(m, rd[l] = uf64(fma(f64(ra[l]), f64(rb[l]), f64(rc[l])))); break;
 
         case EMU_OP_MOV_PRED: P[in->pd] = (P[in->pd] & ~m) | (P[in->pc] & m); break;
+        case EMU_OP_PRED_CONST: P[in->pd] = (P[in->pd] & ~m) | (in->imm ? m : 0); break;
         case EMU_OP_PRED_AND: P[in->pd] = (P[in->pd] & ~m) | (P[in->pc] & P[in->pq] & m); break;
         case EMU_OP_PRED_OR: P[in->pd] = (P[in->pd] & ~m) | ((P[in->pc] | P[in->pq]) & m); break;
         case EMU_OP_PRED_XOR: P[in->pd] = (P[in->pd] & ~m) | ((P[in->pc] ^ P[in->pq]) & m); break;

@@ -444,7 +444,9 @@ uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_
     case EMU_OP_BFIND: {
         uint64_t v = zext(a, sz);
         if (sgn && sext(a, sz) < 0) v = zext(~v, sz);
-        return v ? (uint64_t)(63 - __builtin_clzll(v)) : 0xffffffffu;
+        if (!v) return 0xffffffffu;
+        unsigned top = (unsigned)(63 - __builtin_clzll(v));
+        return in->mod == 1 ? (uint64_t)(bits - 1 - top) : (uint64_t)top; /* .shiftamt: bits-1 - top */
     }
     case EMU_OP_BFE: {
         unsigned pos = (unsigned)(b & 0xff), len = (unsigned)(c & 0xff), msb = bits - 1;

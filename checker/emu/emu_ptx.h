@@ -35,6 +35,7 @@
     /* moves and addresses */ \
     X(MOV,          "mov d, a",                        "copy a slot (registers, immediates, specials are all slots)") \
     X(MOV_PRED,     "mov.pred",                        "copy a predicate") \
+    X(PRED_CONST,   "mov.pred p, 0|1",                 "set a predicate to a constant (imm)") \
     X(SREG_DYN,     "mov d, %clock...",                "a special register that changes while running") \
     X(PACK,         "mov.b64 d, {a,b}",                "pack 2 or 4 parts into one register") \
     X(UNPACK,       "mov.b64 {a,b}, d",                "split a register into 2 or 4 parts") \
@@ -69,7 +70,7 @@
     X(DIV,  "div",  "integer division by zero gives all ones (as the hardware)") X(REM, "rem", "") \
     X(NEG,  "neg",  "") X(ABS,  "abs",  "") X(MIN,  "min",  "") X(MAX,  "max", "") \
     X(NOT,  "not",  "") X(CNOT, "cnot", "") X(SHL,  "shl",  "") X(SHR,  "shr", "") \
-    X(POPC, "popc", "") X(CLZ,  "clz",  "") X(BREV, "brev", "") X(BFIND, "bfind", "") \
+    X(POPC, "popc", "") X(CLZ,  "clz",  "") X(BREV, "brev", "") X(BFIND, "bfind[.shiftamt]", "mod 1: .shiftamt") \
     X(BFE,  "bfe",  "") X(BFI,  "bfi",  "") X(PRMT, "prmt", "byte permute (default mode)") \
     X(LOP3, "lop3.b32 d, a, b, c, lut", "any 3-input bitwise function") \
     X(SHF,  "shf.{l,r}.{wrap,clamp}.b32", "funnel shift (mod: 1 left, 2 clamp)") \

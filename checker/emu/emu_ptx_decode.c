@@ -489,6 +489,12 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (t == EMU_T_PRED) {
             in.op = EMU_OP_MOV_PRED;
             if (!pred(c, o[0], &in.pd, NULL)) return 0;
+            /* mov.pred %p, 0 (or 1): nvcc emits constants for predicates that start false or true */
+            if (o[1].e == o[1].s + 1 && (teq(c, o[1].s, "0") || teq(c, o[1].s, "1"))) {
+                in.op = EMU_OP_PRED_CONST;
+                in.imm = teq(c, o[1].s, "1");
+                return emit(f, &in);
+            }
             if (!pred(c, o[1], &in.pc, NULL)) return 0;
             return emit(f, &in);
         }
@@ -725,10 +731,14 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(1, t, &in.a);
             return emit(f, &in);
         }
-        /* bfind.shiftamt and prmt's special modes are not implemented: name them rather than guess */
-        for (int q = 1; q < np; q++)
-            if (peq(parts[q], plen[q], "shiftamt") || (in.op == EMU_OP_PRMT && part_type(parts[q], plen[q]) < 0))
+        /* bfind.shiftamt (mod 1): the left shift that moves the top set bit to the top; prmt's special
+         * modes are not implemented: name them rather than guess */
+        for (int q = 1; q < np; q++) {
+            if (in.op == EMU_OP_BFIND && peq(parts[q], plen[q], "shiftamt")) in.mod = 1;
+            else if (peq(parts[q], plen[q], "shiftamt") ||
+                     (in.op == EMU_OP_PRMT && part_type(parts[q], plen[q]) < 0))
                 return unsupported(c, &in, opi);
+        }
         int ns = ar[k].nsrc;
         NEED(ns + 1);
         int dt = t;
