@@ -264,7 +264,8 @@ static uint64_t now_ns(void)
 /* ---- The loop ------------------------------------------------------------------------------------ */
 
 static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
-static inline uint64_t uf32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* A float result's bits; a NaN result is the GPU's canonical NaN, 0x7fffffff, whatever its inputs were. */
+static inline uint64_t uf32(float f) { uint32_t u; memcpy(&u, &f, 4); return f != f ? 0x7fffffffu : u; }
 static inline double f64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
 static inline uint64_t uf64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 

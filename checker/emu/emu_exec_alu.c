@@ -6,7 +6,8 @@
 #include "emu_exec.h"
 
 static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
-static inline uint64_t uf32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* A float result's bits; a NaN result is the GPU's canonical NaN, 0x7fffffff, whatever its inputs were. */
+static inline uint64_t uf32(float f) { uint32_t u; memcpy(&u, &f, 4); return f != f ? 0x7fffffffu : u; }
 static inline double f64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
 static inline uint64_t uf64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 
@@ -29,22 +30,27 @@ static float half_to_float(uint16_t h)
     return f32(u);
 }
 
-static uint16_t float_to_half(float f)   /* round to nearest even */
+/* float to half, rounded to nearest even, or toward zero when toward_zero (cvt.rz: a finite value never
+ * becomes infinite). A NaN gives the GPU's canonical half NaN, 0x7fff. */
+static uint16_t float_to_half_mode(float f, int toward_zero)
 {
-    uint32_t u = (uint32_t)uf32(f), s = (u >> 16) & 0x8000;
     float a = fabsf(f);
-    if (a != a) return (uint16_t)(s | 0x7e00);
+    if (a != a) return 0x7fff;
+    uint32_t s = signbit(f) ? 0x8000 : 0;
+    if (toward_zero && a >= 65504.0f) return (uint16_t)(s | (a == INFINITY ? 0x7c00 : 0x7bff));
     if (a >= 65520.0f) return (uint16_t)(s | 0x7c00);
     if (a < 0x1p-14f) {   /* subnormal half: multiples of 2^-24 */
-        float q = nearbyintf(a * 0x1p24f);
+        float q = toward_zero ? truncf(a * 0x1p24f) : nearbyintf(a * 0x1p24f);
         return (uint16_t)(s | (uint32_t)q);
     }
     uint32_t au = (uint32_t)uf32(a);
     uint32_t mant = au & 0x7fffff, exp = (au >> 23) - 112;
     uint32_t h = (exp << 10) | (mant >> 13), rest = mant & 0x1fff;
-    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
+    if (!toward_zero && (rest > 0x1000 || (rest == 0x1000 && (h & 1)))) h++;
     return (uint16_t)(s | h);
 }
+
+static uint16_t float_to_half(float f) { return float_to_half_mode(f, 0); }
 
 /* v + err rounded to the nearest half, ties to even; err is what an inexact double sum left out (0 if none),
  * so that a sum that lands exactly between two halves still rounds the way the exact value does. */
@@ -250,13 +256,14 @@ uint64_t emu_cvt(const emu_insn *in, uint64_t a)
         if (in->rnd >= EMU_RND_RNI) v = round_int(v, in->rnd);
         if (sat) v = v != v ? 0.0 : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
         if (dt == EMU_T_F32) { float r = (float)v; if (fz) r = ftz(r); return uf32(r); }
-        if (dt == EMU_T_F16) return float_to_half((float)v);
+        if (dt == EMU_T_F16) return float_to_half_mode((float)v, in->rnd == EMU_RND_RZ);
         return uf64(v);
     }
     if (sk == EMU_K_F) {
         /* float to integer: round as asked (toward zero by default), clamp to the range, NaN gives 0 */
         double v = st == EMU_T_F32 ? (double)(fz ? ftz(f32(a)) : f32(a)) : st == EMU_T_F16 ? (double)half_to_float((uint16_t)a) : f64(a);
-        if (v != v) return 0;
+        /* NaN: 0 from a float into 32 bits; otherwise the GPU gives the lowest signed value's bits */
+        if (v != v) return st == EMU_T_F32 && dsz <= 4 ? 0 : dsz >= 8 ? 0x8000000000000000ull : 0x80000000u;
         v = round_int(v, in->rnd ? in->rnd : EMU_RND_RZI);
         if (dk == EMU_K_S) {
             double lo = dsz >= 8 ? -9223372036854775808.0 : -ldexp(1.0, 8 * (int)dsz - 1), hi = -lo;
@@ -310,7 +317,7 @@ static uint64_t float_op(const emu_insn *in, uint64_t ua, uint64_t ub, uint64_t 
         case EMU_OP_MUL: return fin32(in, a * b);
         case EMU_OP_MAD: case EMU_OP_FMA: return fin32(in, fmaf(a, b, c));
         case EMU_OP_DIV: return fin32(in, a / b);
-        case EMU_OP_NEG: return uf32(a) ^ 0x80000000u;
+        case EMU_OP_NEG: return a != a ? 0x7fffffffu : uf32(a) ^ 0x80000000u; /* NaN stays canonical */
         case EMU_OP_ABS: return uf32(a) & 0x7fffffffu;
         case EMU_OP_MIN: case EMU_OP_MAX: {
             if (a != a || b != b) {
