@@ -9,15 +9,16 @@
 //      int per warp (its sum) to the first warp, which sums those the same way.
 // Why it is faster: the block-level reduction, with its barrier and its write, now runs once per block of
 //   a fixed grid instead of once per 2 * blockDim.x elements; most additions happen in registers, with no
-//   barrier at all. The loop's loads are coalesced (consecutive threads read consecutive ints) and do not
-//   depend on each other, so the compiler can unroll the loop and keep several in flight per thread. The
+//   barrier at all. The loop's loads are coalesced (consecutive threads read consecutive ints), and each
+//   step issues four that do not depend on each other, so four are in flight per thread: a reduction is
+//   limited by how many bytes are on their way from memory at once. The
 //   tree that v1-v5 ran in shared memory, a barrier or __syncwarp() per level, becomes five shuffles per
 //   warp, one barrier, and five more shuffles in the first warp.
 // The flaw that remains: one partial sum per block still has to be added up by a second pass or by
 //   atomics (exercise 08), and the loads are 4 bytes each where 16 would mean fewer instructions
 //   (exercise 11).
-// Preconditions: blockDim.x is a multiple of 32, at most 1024 (so at most 32 warps); n >= 0; no
-//   dynamic shared memory.
+// Preconditions: blockDim.x is a multiple of 32, at most 1024 (so at most 32 warps); 0 <= n < 2^31 (so
+//   i + 3 * stride cannot wrap around); no dynamic shared memory.
 // Result: thread 0 writes the block's sum to d_out[blockIdx.x]; the launcher returns the number of blocks.
 
 // The sum of v over the 32 lanes of a warp, in lane 0. All 32 lanes must call it (mask 0xffffffff).
@@ -36,9 +37,13 @@ __global__ void reduce_v6_kernel(const int *d_in, int *d_out, unsigned int n)
     unsigned int tid = threadIdx.x;
     unsigned int lane = tid % 32, warp_id = tid / 32;
 
-    // Load into registers: a grid-stride loop, each thread adding every (gridDim.x * blockDim.x)-th element.
+    // Load into registers: a grid-stride loop, each thread adding every (gridDim.x * blockDim.x)-th element,
+    // four per step: the four loads do not depend on each other, so all four are in flight at once.
+    unsigned int stride = gridDim.x * blockDim.x, i = blockIdx.x * blockDim.x + tid;
     int sum = 0;
-    for (unsigned int i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x)
+    for (; i + 3 * stride < n; i += 4 * stride)
+        sum += (d_in[i] + d_in[i + stride]) + (d_in[i + 2 * stride] + d_in[i + 3 * stride]);
+    for (; i < n; i += stride)
         sum += d_in[i];
 
     // Reduce in registers: each warp with shuffles; lane 0 of each warp hands its sum to the first warp

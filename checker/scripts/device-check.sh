@@ -33,6 +33,9 @@ report() {
     git checkout -q -- "$file" 2>/dev/null || true
 }
 
+# The scripts' own files go into the archive too: the device tool brings back only a few files.
+export OUT="$logs/files"
+mkdir -p "$OUT"
 make -s checker >"$logs/build.log" 2>&1 || { echo "the checker did not build:"; tail -n 30 "$logs/build.log"; }
 for s in "$@"; do
     case $s in
@@ -45,4 +48,5 @@ for s in "$@"; do
     esac
 done
 cp build/gpu/bench/bench.png build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$out/" 2>/dev/null
+cp build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$logs/" 2>/dev/null
 tar -czf "$out/logs.tgz" -C "$logs" .

@@ -58,6 +58,9 @@ if [ $status -eq 0 ]; then
     say "\`make solution ex$nn\` shows the reference solution beside yours."
 else
     checker/scripts/progress.sh record "$nn" failing
+    if git show "HEAD:$file" 2>/dev/null | cmp -s - "$file"; then
+        say "This is still the starting file: read $dir/lesson.md, then fill in the TODOs of $file from TODO 1."
+    fi
     say "Edit $file and run \`make ex$nn\` again; the lesson is $dir/lesson.md."
     say "Stuck? \`make hint ex$nn\` asks a question that points the way, one hint at a time."
 fi
