@@ -7,8 +7,8 @@
 EMU_TXT is metrics_runner's output on the emulator (EMU_METRICS lines); NCU_CSV is `ncu --csv` on the GPU
 build (one row per kernel and metric). Verdicts:
   exact      the two counts are equal (required for global requests and sectors)
-  near zero  both at most 1% of the shared-memory instructions of that kind, the larger of the two
-             counts (bank conflicts where ncu's count is small)
+  near zero  both at most 2% of the largest count ncu gives any version for that metric (bank
+             conflicts where ncu's count is small beside the strided kernel's)
   close      within 10% (bank conflicts or shared/barrier instruction counts where ncu's count is large)
   tracks     instruction counts: the version's ratio to v1 on the emulator is within a factor 1.5 of ncu's
              (PTX is not SASS, so the counts themselves differ)
@@ -102,7 +102,7 @@ def verdict(kind, e, n, e_ratio, n_ratio, e_base):
     if e == n:
         return "exact"
     if kind == "conflicts":
-        small = max(1.0, 0.01 * (e_base or 0))
+        small = max(1.0, 0.02 * (e_base or 0))
         if n <= small:
             return "near zero" if e <= small else "DIFFERS"
         return "close" if abs(e - n) <= 0.10 * n else "DIFFERS"
@@ -152,16 +152,14 @@ def main(argv):
             e_ratio = e / e1 if e is not None and e1 else None
             n_ratio = n / n1 if n is not None and n1 else None
             ratio = e / n if e is not None and n else None
-            # "Near zero" is judged against the larger of the two instruction counts of that kind: the GPU
-            # executes its predicated SASS shared accesses in every warp, the emulator only in warps that
-            # take the PTX branch, and a handful of conflicts per million accesses is noise either way.
+            # "Near zero" is judged against the version with the most conflicts (Harris's strided index):
+            # the GPU's counter shows a few thousand even where the accesses cannot conflict, and what the
+            # lessons teach is the difference between those and the strided kernel's million.
             base = None
             if base_field:
-                ncu_field = {"shared_load_instructions": "smsp__inst_executed_op_shared_ld.sum",
-                             "shared_store_instructions": "smsp__inst_executed_op_shared_st.sum"}[base_field]
-                counts = [emu.get(v, {}).get(base_field), ncu.get(v, {}).get(ncu_field) if ncu else None]
-                counts = [c for c in counts if c is not None]
-                base = max(counts) if counts else None
+                largest = [x.get(shown) for x in ncu.values()] if ncu and shown else []
+                largest = [c for c in largest if c is not None]
+                base = max(largest) if largest else emu.get(v, {}).get(base_field)
             vd = verdict(kind, e, n, e_ratio, n_ratio, base) if ncu else ""
             if vd == "DIFFERS" and kind in ("exact", "conflicts"):
                 failures += 1
