@@ -31,7 +31,8 @@ run_on() {
 }
 
 if [ "$BACKEND" = emu ]; then
-    say "${DIM}No GPU here${HAVE_GPU:+ (SIM=1)}: your kernels run on the course's emulator, which gives the answers a GPU would, but no timings.${RESET}"
+    say "${DIM}No GPU here${HAVE_GPU:+ (SIM=1)}: your kernels run on the course's emulator, which gives the answers"
+    say "a GPU would, but no timings.${RESET}"
 fi
 run_on "$BACKEND"
 status=$?
@@ -59,9 +60,11 @@ if [ $status -eq 0 ]; then
 else
     checker/scripts/progress.sh record "$nn" failing
     if git show "HEAD:$file" 2>/dev/null | cmp -s - "$file"; then
-        say "This is still the starting file: read $dir/lesson.md, then fill in the TODOs of $file from TODO 1."
+        say "This is still the starting file. Read $dir/lesson.md, then fill in the TODOs"
+        say "of $file, from TODO 1, and run \`make ex$nn\` again."
+    else
+        say "Edit $file and run \`make ex$nn\` again; the lesson is $dir/lesson.md."
     fi
-    say "Edit $file and run \`make ex$nn\` again; the lesson is $dir/lesson.md."
     say "Stuck? \`make hint ex$nn\` asks a question that points the way, one hint at a time."
 fi
 exit $status
