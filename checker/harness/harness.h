@@ -91,7 +91,12 @@ int64_t harness_sum_ints(const int *h, size_t from, size_t to);
 /* ---- The runner ------------------------------------------------------------------------------------ */
 
 /* What a test needs in order to run. */
-enum harness_needs { NEEDS_NOTHING = 0, NEEDS_DEVICE = 1, NEEDS_EMULATOR = 2 /* for its metrics */ };
+enum harness_needs {
+    NEEDS_NOTHING = 0,
+    NEEDS_DEVICE = 1,    /* a GPU or the emulator */
+    NEEDS_EMULATOR = 2,  /* its metrics or diagnostics: on a GPU, the emulator's run grades it */
+    NEEDS_GPU = 3,       /* more than the emulator can do (8 GiB inputs): not run on the emulator */
+};
 
 /* One test: a sentence that names the behaviour ("sizes: n not a multiple of the block"), its function,
  * and what it needs to run. */

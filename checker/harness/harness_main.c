@@ -200,6 +200,11 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             skipped++;
             continue;
         }
+        if (t->needs == NEEDS_GPU && backend_is_emulator()) {
+            printf("  %s-%s %s %s(run on a GPU only: it needs more than the emulator can hold)%s\n", DIM, RESET,
+                   t->name, DIM, RESET);
+            continue;
+        }
         if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) {
             printf("  %s-%s %s %s(graded by the emulator's metrics: the emulator run below checks it)%s\n",
                    DIM, RESET, t->name, DIM, RESET);

@@ -60,7 +60,7 @@ for nn in $(exercise_numbers); do
         checker/scripts/progress.sh record "$nn" done
     elif [ "$failed" = 0 ]; then
         state="${DIM}not graded: no device ran its kernels${RESET}"
-    elif [ "$passed" = 0 ]; then
+    elif is_starting_file "$file"; then
         state="not started"
         checker/scripts/progress.sh record "$nn" failing
     else

@@ -59,7 +59,7 @@ if [ $status -eq 0 ]; then
     say "\`make solution ex$nn\` shows the reference solution beside yours."
 else
     checker/scripts/progress.sh record "$nn" failing
-    if git show "HEAD:$file" 2>/dev/null | cmp -s - "$file"; then
+    if is_starting_file "$file"; then
         say "This is still the starting file. Read $dir/lesson.md, then fill in the TODOs"
         say "of $file, from TODO 1, and run \`make ex$nn\` again."
     else

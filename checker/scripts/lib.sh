@@ -41,3 +41,8 @@ exercise_title() {
 }
 
 say() { printf '%s\n' "$*"; }
+
+# True when the learner's file is still the starting file as committed (nothing to grade as progress).
+is_starting_file() {
+    git show "HEAD:$1" 2>/dev/null | cmp -s - "$1"
+}
