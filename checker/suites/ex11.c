@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char ZERO_HINT[] = "Every launch must start its total at 0: the reference's last block sets the "
-                               "running total back to 0 (atomicExch) and the block count wraps to 0 (atomicInc); "
-                               "a design with a memset needs it before every launch. What does yours leave behind?";
+static const char ZERO_HINT[] = "d_out holds garbage before your launcher runs: what must it hold before the "
+                               "first block's atomicAdd, and which call sets it without a second kernel?";
 static const char EDGE_HINT[] = "Which elements do the int4 loads miss: the ints before the first 16-byte "
                                "boundary (the head), and those after the last whole int4 (the tail)? Who adds them?";
 static const char ALIGN_HINT[] = "An int4 load needs an address that is a multiple of 16. When d_in is not, how "
