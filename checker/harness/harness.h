@@ -158,6 +158,15 @@ typedef struct partials_spec {
  * every block's partial sum, that nothing outside d_out was written, and that d_in is unchanged. */
 void expect_block_partials(const partials_spec *spec, size_t n, int block, uint64_t salt);
 
+/* expect_block_partials for each n of a list, with the salts salt, salt + 1, ... */
+void expect_block_partials_each(const partials_spec *spec, const size_t *sizes, size_t count, int block,
+                                uint64_t salt);
+#define EXPECT_BLOCK_PARTIALS_EACH(spec, block, salt, ...)                                                   \
+    do {                                                                                                     \
+        static const size_t sizes_[] = {__VA_ARGS__};                                                        \
+        expect_block_partials_each((spec), sizes_, sizeof sizes_ / sizeof sizes_[0], (block), (salt));       \
+    } while (0)
+
 /* ==== Floats (exercises 09-10): guarded float buffers, poison NaN, references and comparisons ==========
  * Added with harness_floats.c. Kept in its own block so that the int helpers above stay as they are. */
 #ifndef HARNESS_FLOATS_H

@@ -60,3 +60,9 @@ void expect_block_partials(const partials_spec *spec, size_t n, int block, uint6
     free(h_in);
     free(h_out);
 }
+
+void expect_block_partials_each(const partials_spec *spec, const size_t *sizes, size_t count, int block,
+                                uint64_t salt)
+{
+    for (size_t k = 0; k < count; k++) expect_block_partials(spec, sizes[k], block, salt + k);
+}

@@ -25,15 +25,13 @@ END_TEST
 
 START_TEST(test_ex02_fewer_elements_than_the_block)
 {
-    static const size_t sizes[] = {1, 2, 31, 32, 33, 255};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V1, sizes[k], 256, 10 + k);
+    EXPECT_BLOCK_PARTIALS_EACH(&V1, 256, 10, 1, 2, 31, 32, 33, 255);
 }
 END_TEST
 
 START_TEST(test_ex02_not_a_multiple_of_the_block)
 {
-    static const size_t sizes[] = {257, 511, 513, 1000, 4099, 65537};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V1, sizes[k], 256, 20 + k);
+    EXPECT_BLOCK_PARTIALS_EACH(&V1, 256, 20, 257, 511, 513, 1000, 4099, 65537);
 }
 END_TEST
 
@@ -49,7 +47,7 @@ START_TEST(test_ex02_every_size)
 {
     size_t sizes[64];
     int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) expect_block_partials(&V1, sizes[k], 256, 40 + (uint64_t)k);
+    expect_block_partials_each(&V1, sizes, (size_t)count, 256, 40);
 }
 END_TEST
 

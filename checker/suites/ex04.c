@@ -31,8 +31,7 @@ END_TEST
 
 START_TEST(test_ex04_fewer_elements_than_the_block)
 {
-    static const size_t sizes[] = {1, 2, 31, 32, 33, 255, 256};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V3, sizes[k], 256, 10 + k);
+    EXPECT_BLOCK_PARTIALS_EACH(&V3, 256, 10, 1, 2, 31, 32, 33, 255, 256);
 }
 END_TEST
 
@@ -49,8 +48,7 @@ END_TEST
 
 START_TEST(test_ex04_not_a_multiple_of_two_blocks)
 {
-    static const size_t sizes[] = {513, 767, 1000, 1025, 4099, 65537};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V3, sizes[k], 256, 30 + k);
+    EXPECT_BLOCK_PARTIALS_EACH(&V3, 256, 30, 513, 767, 1000, 1025, 4099, 65537);
 }
 END_TEST
 
@@ -66,7 +64,7 @@ START_TEST(test_ex04_every_size)
 {
     size_t sizes[64];
     int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) expect_block_partials(&V3, sizes[k], 256, 50 + (uint64_t)k);
+    expect_block_partials_each(&V3, sizes, (size_t)count, 256, 50);
 }
 END_TEST
 

@@ -30,15 +30,13 @@ END_TEST
 
 START_TEST(test_ex06_fewer_elements_than_the_block)
 {
-    static const size_t sizes[] = {1, 2, 31, 32, 33, 63, 64, 65, 255, 511};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V5, sizes[k], 256, 10 + k);
+    EXPECT_BLOCK_PARTIALS_EACH(&V5, 256, 10, 1, 2, 31, 32, 33, 63, 64, 65, 255, 511);
 }
 END_TEST
 
 START_TEST(test_ex06_not_a_multiple_of_the_block)
 {
-    static const size_t sizes[] = {513, 1000, 1023, 1025, 4099, 65537};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_block_partials(&V5, sizes[k], 256, 30 + k);
+    EXPECT_BLOCK_PARTIALS_EACH(&V5, 256, 30, 513, 1000, 1023, 1025, 4099, 65537);
 }
 END_TEST
 
@@ -59,7 +57,7 @@ START_TEST(test_ex06_every_size)
 {
     size_t sizes[64];
     int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) expect_block_partials(&V5, sizes[k], 256, 70 + (uint64_t)k);
+    expect_block_partials_each(&V5, sizes, (size_t)count, 256, 70);
 }
 END_TEST
 
