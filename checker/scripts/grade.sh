@@ -4,12 +4,9 @@
 set -u
 . checker/scripts/lib.sh
 nn=$1
+require_exercise "$nn"
 file=$(exercise_file "$nn")
 dir=$(exercise_dir "$nn")
-if [ -z "$dir" ]; then
-    say "There is no exercise $nn. The exercises are: $(exercise_numbers | tr '\n' ' ')"
-    exit 2
-fi
 if [ -z "$file" ]; then
     say "The folder $dir has no .cu file to grade. Run \`make reset ex$nn\` to get the starting file back."
     exit 2

@@ -6,11 +6,8 @@
 set -u
 . checker/scripts/lib.sh
 nn=${1:-}
+require_exercise "$nn" hint
 dir=$(exercise_dir "$nn")
-if [ -z "$nn" ] || [ -z "$dir" ]; then
-    say "There is no exercise '${nn}'. Say which one, e.g. \`make hint ex05\`; the exercises are: $(exercise_numbers | tr '\n' ' ')"
-    exit 2
-fi
 lesson="$dir/lesson.md"
 
 # One hint per line: an item starts with "1. " or "- " and goes on over its indented lines.

@@ -46,3 +46,13 @@ say() { printf '%s\n' "$*"; }
 is_starting_file() {
     git show "HEAD:$1" 2>/dev/null | cmp -s - "$1"
 }
+
+# Exits with status 2 and a sentence unless NN names an exercise; ACTION is the make target that was used
+# ("hint", "solution"...), for the example in the sentence.
+require_exercise() {
+    local nn=$1 action=${2:-}
+    [ -n "$nn" ] && [ -n "$(exercise_dir "$nn")" ] && return 0
+    say "There is no exercise '$nn'.${action:+ Say which one, e.g. \`make $action ex05\`;} The exercises are:"
+    say "$(exercise_numbers | tr '\n' ' ')"
+    exit 2
+}

@@ -56,10 +56,8 @@ value() {
 mode=ask
 case "${1:-}" in show | offer) mode=$1; shift ;; esac
 nn=${1:-}
-if [ -z "$nn" ] || [ -z "$(exercise_dir "$nn")" ]; then
-    [ "$mode" = ask ] && say "There is no exercise '${nn}'. Say which one, e.g. \`make predict ex04\`; the exercises are: $(exercise_numbers | tr '\n' ' ')"
-    exit 2
-fi
+if [ "$mode" = ask ]; then require_exercise "$nn" predict; fi
+[ -n "$nn" ] && [ -n "$(exercise_dir "$nn")" ] || exit 2
 read -r name _ fn shape sol prev show <<<"$(record_of_exercise "$nn")"
 if [ -z "${name:-}" ] || [ "${prev:--}" = - ]; then
     [ "$mode" = ask ] && say "Exercise $nn has no earlier version to compare its metrics with, so there is nothing to predict; \`make ex$nn\` grades it."

@@ -4,7 +4,7 @@ set -u
 . checker/scripts/lib.sh
 nn=$1
 dir=$(exercise_dir "$nn")
-[ -n "$dir" ] || { say "There is no exercise $nn. The exercises are: $(exercise_numbers | tr '\n' ' ')"; exit 2; }
+require_exercise "$nn" reset
 
 # The starting file as the course shipped it: from the repository you cloned, else from this clone's HEAD.
 name=$(git ls-tree --name-only HEAD "$dir/" 2>/dev/null | grep '\.cu$' | head -n 1)

@@ -5,11 +5,8 @@
 set -u
 . checker/scripts/lib.sh
 nn=${1:-}
+require_exercise "$nn" solution
 dir=$(exercise_dir "$nn")
-if [ -z "$nn" ] || [ -z "$dir" ]; then
-    say "There is no exercise '${nn}'. Say which one, e.g. \`make solution ex05\`; the exercises are: $(exercise_numbers | tr '\n' ' ')"
-    exit 2
-fi
 file=$(exercise_file "$nn")
 sol=$(solution_file "$nn")
 

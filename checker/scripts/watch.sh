@@ -18,10 +18,7 @@ if [ -z "$nn" ]; then
         exit 0
     fi
 fi
-if [ -z "$(exercise_dir "$nn")" ]; then
-    say "There is no exercise $nn. The exercises are: $(exercise_numbers | tr '\n' ' ')"
-    exit 2
-fi
+require_exercise "$nn" watch
 
 interactive=0
 [ -t 0 ] && interactive=1
