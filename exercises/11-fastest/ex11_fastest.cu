@@ -30,7 +30,8 @@ __global__ void reduce_fastest_kernel(const int *d_in, int *d_out, unsigned int 
     //         d_in[0..head).
 
     // TODO 2: the body: a grid-stride loop over the n4 int4s that start at d_in + head, adding all four
-    //         ints of each into sum.
+    //         ints of each into sum. For speed, load four int4s per step (i, i + stride, i + 2 * stride,
+    //         i + 3 * stride) while all four are below n4, then the rest one by one.
 
     // TODO 3: the tail: the ints after the last whole int4, up to n, each added by one thread.
 
