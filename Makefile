@@ -48,7 +48,7 @@ $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/ob
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
 	@echo ""
-	@echo "  make exNN             build your exercise NN (01 to 11), run its hidden tests, show the report"
+	@echo "  make exNN            build your exercise NN (01 to 11), run its hidden tests, show the report"
 	@echo "  make check           grade every exercise and show your progress"
 	@echo "  make watch           grade the first exercise not done each time you save it (make watch exNN: that one)"
 	@echo "  make hint exNN       the next hint of exercise NN, a question, one at a time"
