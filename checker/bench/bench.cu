@@ -1,17 +1,24 @@
-// bench.cu - `make bench`: times every reduction of the course beside CUB and a device-to-device copy.
+// bench.cu - `make bench`: times every reduction of the course beside CUB and a device-to-device copy,
+// on ints and on floats.
 //
 // Method (the device tool's METHOD.md): CUDA events around each run, warm-up first, the median of repeats,
 // the L2 cache flushed before every cold repeat (a warm figure beside it), results checked against a
-// 64-bit host sum, and n * sizeof(int) counted as the bytes a reduction must move.
-// The reference solutions are linked as ref_<name>, the learner's as my_<name> (symbols renamed by
-// objcopy in checker/scripts/bench.sh); a learner function that is missing is a null weak symbol.
+// host sum, and n * sizeof(element) counted as the bytes a reduction must move.
+// The reference solutions are linked as ref_<name>, the learner's as my_<name>, and the references
+// rewritten to sum floats (checker/bench/as_float.sed) as flt_<name>; symbols are renamed by objcopy in
+// checker/scripts/bench.sh. A function that is not linked in is a null weak symbol, and its row is left out.
+// `bench MAX_LOG2 CSV --check` runs every version once per size and checks it, with no timing: that is
+// how `make test` runs this program on the emulator.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#ifndef BENCH_NO_CUB
 #include <cub/device/device_reduce.cuh>
+#endif
 #include <cuda_runtime.h>
 
 #define CHECK(expr)                                                                                     \
@@ -24,56 +31,115 @@
         }                                                                                               \
     } while (0)
 
-typedef void (*total_fn)(const int *, int *, int);             // leaves the sum in d_out[0]
-typedef int (*partials_fn)(const int *, int *, int, int);      // one sum per block, returns the grid
+// Every summing function of the course, for element type T, under one prefix.
+#define DECLARE(prefix, T)                                                                              \
+    extern "C" void prefix##reduce_atomic(const T *, T *, int) __attribute__((weak));                  \
+    extern "C" int prefix##reduce_v1(const T *, T *, int, int) __attribute__((weak));                  \
+    extern "C" int prefix##reduce_v2(const T *, T *, int, int) __attribute__((weak));                  \
+    extern "C" int prefix##reduce_v2_strided(const T *, T *, int, int) __attribute__((weak));          \
+    extern "C" int prefix##reduce_v3(const T *, T *, int, int) __attribute__((weak));                  \
+    extern "C" int prefix##reduce_v4(const T *, T *, int, int) __attribute__((weak));                  \
+    extern "C" int prefix##reduce_v5(const T *, T *, int, int) __attribute__((weak));                  \
+    extern "C" int prefix##reduce_v6(const T *, T *, int, int) __attribute__((weak));                  \
+    extern "C" void prefix##reduce_multi_level(const T *, T *, int) __attribute__((weak));             \
+    extern "C" void prefix##reduce_fastest(const T *, T *, int) __attribute__((weak));
+DECLARE(ref_, int)
+DECLARE(my_, int)
+DECLARE(flt_, float)
+// Exercise 10's compensated float sum: its reference and the learner's.
+extern "C" void ref_sum_compensated(const float *, float *, int) __attribute__((weak));
+extern "C" void my_sum_compensated(const float *, float *, int) __attribute__((weak));
 
-#define DECLARE(prefix)                                                                                 \
-    extern "C" void prefix##reduce_atomic(const int *, int *, int) __attribute__((weak));              \
-    extern "C" int prefix##reduce_v1(const int *, int *, int, int) __attribute__((weak));              \
-    extern "C" int prefix##reduce_v2(const int *, int *, int, int) __attribute__((weak));              \
-    extern "C" int prefix##reduce_v2_strided(const int *, int *, int, int) __attribute__((weak));      \
-    extern "C" int prefix##reduce_v3(const int *, int *, int, int) __attribute__((weak));              \
-    extern "C" int prefix##reduce_v4(const int *, int *, int, int) __attribute__((weak));              \
-    extern "C" int prefix##reduce_v5(const int *, int *, int, int) __attribute__((weak));              \
-    extern "C" int prefix##reduce_v6(const int *, int *, int, int) __attribute__((weak));              \
-    extern "C" void prefix##reduce_multi_level(const int *, int *, int) __attribute__((weak));         \
-    extern "C" void prefix##reduce_fastest(const int *, int *, int) __attribute__((weak));
-DECLARE(ref_)
-DECLARE(my_)
-
-struct version {
+template <typename T> struct version {
     const char *name;
-    total_fn total;       // one of total / partials is set
-    partials_fn partials;
+    void (*total)(const T *, T *, int);       // leaves the sum in d_out[0]; or else
+    int (*partials)(const T *, T *, int, int); // one sum per block, returns the grid
 };
 
-static int *d_scratch[2];  // partial sums between passes
+// The rows of each table, in the order of the course. ADD leaves out a function that is not linked in.
+#define ADD(list, label, fn, is_total)                                                                  \
+    if (fn) list.push_back({label, is_total ? (decltype(list[0].total))(void *)fn : NULL,             \
+                            is_total ? NULL : (decltype(list[0].partials))(void *)fn});
+#define ADD_ALL(list, prefix, suffix)                                                                   \
+    ADD(list, "ex01 atomic" suffix, prefix##reduce_atomic, 1)                                            \
+    ADD(list, "v1 interleaved" suffix, prefix##reduce_v1, 0)                                             \
+    ADD(list, "v2' strided index" suffix, prefix##reduce_v2_strided, 0)                                  \
+    ADD(list, "v2 sequential" suffix, prefix##reduce_v2, 0)                                              \
+    ADD(list, "v3 first add" suffix, prefix##reduce_v3, 0)                                               \
+    ADD(list, "v4 last warp" suffix, prefix##reduce_v4, 0)                                               \
+    ADD(list, "v5 unrolled" suffix, prefix##reduce_v5, 0)                                                \
+    ADD(list, "v6 shuffle" suffix, prefix##reduce_v6, 0)                                                 \
+    ADD(list, "ex08 multi-level" suffix, prefix##reduce_multi_level, 1)                                  \
+    ADD(list, "ex11 fastest" suffix, prefix##reduce_fastest, 1)
+
+static std::vector<version<int>> int_versions()
+{
+    std::vector<version<int>> v;
+    ADD_ALL(v, ref_, "")
+    ADD_ALL(v, my_, " (yours)")
+    return v;
+}
+
+static std::vector<version<float>> float_versions()
+{
+    std::vector<version<float>> v;
+    ADD_ALL(v, flt_, "")
+    ADD(v, "ex10 compensated", ref_sum_compensated, 1)
+    ADD(v, "ex10 compensated (yours)", my_sum_compensated, 1)
+    return v;
+}
+
+// The inputs: ints in [-4, 3], whose sums of up to 2^28 cannot overflow and are checked exactly; floats in
+// (0, 1), whose exact sum a double holds (each is a multiple of 2^-25 and the sum stays below 2^28).
+static void fill(std::vector<int> &v, unsigned state)
+{
+    for (int &x : v) {
+        state = state * 1664525u + 1013904223u;
+        x = (int)(state >> 29) - 4;
+    }
+}
+static void fill(std::vector<float> &v, unsigned state)
+{
+    for (float &x : v) {
+        state = state * 1664525u + 1013904223u;
+        x = ((float)(state >> 8) + 0.5f) * 0x1p-24f;
+    }
+}
+static const char *type_name(int) { return "int"; }
+static const char *type_name(float) { return "float"; }
+
+// Whether a result is right: ints exactly. Floats added in any order differ from the exact sum by rounding
+// only; with positive inputs, each addition's error is at most 2^-24 of the sum so far, and no version here
+// chains more than 2^13 additions into one result, so a right answer is within 2^-11 of the exact sum: the
+// check allows 2^-10 of it, and a wrong one (an element lost or counted twice at these n) is caught only
+// when it moves the sum by more than that. The int table is the one that catches every lost element.
+static bool right(int got, double exact) { return (double)got == exact; }
+static bool right(float got, double exact) { return std::fabs((double)got - exact) <= std::fabs(exact) * 0x1p-10; }
+
+static void *d_scratch[2];  // partial sums between passes
+#ifndef BENCH_NO_CUB
 static void *d_cub_temp;
 static size_t cub_temp_bytes;
+#endif
 
 // Runs one version to a single value in d_result: partials versions run again on their own partials
 // until one value is left, as the seed notes' multi-pass reductions do.
-static void run_version(const version &v, const int *d_in, int *d_result, int n)
+template <typename T> static void run_version(const version<T> &v, const T *d_in, T *d_result, int n)
 {
     if (v.total) {
         v.total(d_in, d_result, n);
         return;
     }
     const int block = 256;
-    const int *src = d_in;
+    const T *src = d_in;
     int which = 0;
     do {
-        int *dst = d_scratch[which];
+        T *dst = (T *)d_scratch[which];
         n = v.partials(src, dst, n, block);
         src = dst;
         which ^= 1;
     } while (n > 1);
-    CHECK(cudaMemcpyAsync(d_result, src, sizeof(int), cudaMemcpyDeviceToDevice));
-}
-
-static void run_cub(const int *d_in, int *d_result, int n)
-{
-    CHECK(cub::DeviceReduce::Sum(d_cub_temp, cub_temp_bytes, d_in, d_result, n));
+    CHECK(cudaMemcpyAsync(d_result, src, sizeof(T), cudaMemcpyDeviceToDevice));
 }
 
 struct timing {
@@ -87,24 +153,33 @@ static double median(std::vector<float> v)
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-template <typename F>
-static timing time_it(F run, int *d_result, int expected, void *d_flush, size_t flush_bytes)
+static bool check_only;  // --check: run once and check, no timing
+
+struct flusher {
+    void *d_buf;
+    size_t bytes;  // 0: nothing to flush
+};
+
+// Runs `run` once to warm up and check its result, then times it cold (L2 flushed first) and warm.
+template <typename T, typename F>
+static timing time_it(F run, const T *d_result, double exact, flusher flush)
 {
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
     timing t = {0, 0, true};
     run();  // warm-up: module load, first-touch
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    int got = 0;
+    T got;
     CHECK(cudaMemcpy(&got, d_result, sizeof got, cudaMemcpyDeviceToHost));
-    t.ok = got == expected;
+    t.ok = right(got, exact);
+    if (check_only) return t;
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
     for (int cold = 1; cold >= 0; cold--) {
         std::vector<float> ms;
         float spent = 0;
         for (int rep = 0; rep < 30 && (rep < 5 || spent < 1000.f); rep++) {
-            if (cold) CHECK(cudaMemsetAsync(d_flush, rep & 0xff, flush_bytes));
+            if (cold && flush.bytes) CHECK(cudaMemsetAsync(flush.d_buf, rep & 0xff, flush.bytes));
             CHECK(cudaEventRecord(start));
             run();
             CHECK(cudaEventRecord(stop));
@@ -117,10 +192,87 @@ static timing time_it(F run, int *d_result, int expected, void *d_flush, size_t 
         (cold ? t.cold_us : t.warm_us) = median(ms) * 1000.0;
     }
     CHECK(cudaMemcpy(&got, d_result, sizeof got, cudaMemcpyDeviceToHost));
-    t.ok = t.ok && got == expected;
+    t.ok = t.ok && right(got, exact);
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     return t;
+}
+
+// One table per size for element type T: every version, CUB and a copy of the same bytes.
+template <typename T>
+static int bench_type(const std::vector<version<T>> &versions, int max_log2, flusher flush, FILE *csv)
+{
+    const char *type = type_name(T());
+    size_t max_n = (size_t)1 << max_log2;
+    std::vector<T> h_in(max_n);
+    fill(h_in, 12345);
+    T *d_in, *d_result, *d_copy;
+    CHECK(cudaMalloc(&d_in, max_n * sizeof(T)));
+    CHECK(cudaMalloc(&d_copy, check_only ? sizeof(T) : max_n * sizeof(T)));
+    CHECK(cudaMalloc(&d_result, sizeof(T)));
+    CHECK(cudaMemcpy(d_in, h_in.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+#ifndef BENCH_NO_CUB
+    CHECK(cub::DeviceReduce::Sum(NULL, cub_temp_bytes, d_in, d_result, (int)max_n));
+    CHECK(cudaMalloc(&d_cub_temp, cub_temp_bytes));
+#endif
+    int wrong = 0;
+
+    for (int lg = check_only ? 10 : 20; lg <= max_log2; lg += 2) {
+        int n = 1 << lg;
+        double exact = 0, bytes = (double)n * sizeof(T);
+        for (int i = 0; i < n; i++) exact += h_in[i];
+
+        std::vector<timing> times;
+        for (const version<T> &v : versions)
+            times.push_back(time_it([&] { run_version(v, d_in, d_result, n); }, d_result, exact, flush));
+        if (check_only) {
+            for (size_t k = 0; k < versions.size(); k++) {
+                if (!times[k].ok) printf("%s, %s, n = 2^%d: wrong result\n", versions[k].name, type, lg);
+                wrong += !times[k].ok;
+            }
+            continue;
+        }
+#ifndef BENCH_NO_CUB
+        timing cub = time_it([&] { CHECK(cub::DeviceReduce::Sum(d_cub_temp, cub_temp_bytes, d_in, d_result, n)); },
+                             d_result, exact, flush);
+#else
+        timing cub = {0, 0, false};
+#endif
+        timing copy = time_it([&] { CHECK(cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice)); },
+                       d_result, 0, flush);
+        copy.ok = true;  // a copy has no sum to check
+        double peak_gbps = 2 * bytes / copy.cold_us / 1e3;  // a copy reads and writes every byte
+
+        printf("\nn = 2^%d (%d %ss, %.0f MB). Copy bandwidth (read + write): %.0f GB/s.\n", lg, n, type,
+               bytes / 1e6, peak_gbps);
+        printf("  %-26s %11s %9s %7s %9s %8s %11s\n", "version", "cold (us)", "GB/s", "% copy", "x v1",
+               "x CUB", "warm (us)");
+        double v1_us = 0;
+        for (size_t k = 0; k < versions.size(); k++)
+            if (!v1_us && strstr(versions[k].name, "v1") && times[k].ok) v1_us = times[k].cold_us;
+        auto print_row = [&](const char *name, const timing &t) {
+            double gbps = bytes / t.cold_us / 1e3;
+            if (!t.ok) {
+                printf("  %-26s %11s\n", name, "wrong result: not timed");
+                wrong++;
+            } else {
+                printf("  %-26s %11.1f %9.0f %6.0f%% %9.2f %8.2f %11.1f\n", name, t.cold_us, gbps,
+                       100 * gbps / peak_gbps, v1_us ? v1_us / t.cold_us : 0, cub.cold_us / t.cold_us,
+                       t.warm_us);
+            }
+            if (csv) fprintf(csv, "%d,%s,%s,%.2f,%.2f,%.1f,%d\n", n, type, name, t.cold_us, t.warm_us, gbps, t.ok);
+        };
+        for (size_t k = 0; k < versions.size(); k++) print_row(versions[k].name, times[k]);
+        print_row("CUB DeviceReduce", cub);
+        print_row("copy (reference)", copy);
+    }
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_copy));
+    CHECK(cudaFree(d_result));
+#ifndef BENCH_NO_CUB
+    CHECK(cudaFree(d_cub_temp));
+#endif
+    return wrong;
 }
 
 __global__ void empty_kernel() {}
@@ -128,99 +280,37 @@ __global__ void empty_kernel() {}
 int main(int argc, char **argv)
 {
     int max_log2 = argc > 1 ? atoi(argv[1]) : 28;
-    const char *csv_path = argc > 2 ? argv[2] : NULL;
+    const char *csv_path = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
+    check_only = argc > 3 && !strcmp(argv[3], "--check");
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     size_t free_bytes, total_bytes;
     CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    while (max_log2 > 20 && ((size_t)4 << max_log2) * 2 > free_bytes) max_log2--;
-
-    std::vector<version> versions;
-#define ADD(label, prefix, fn, kind)                                                                    \
-    if (prefix##fn) versions.push_back(version{label, kind == 0 ? (total_fn)prefix##fn : NULL,         \
-                                               kind == 1 ? (partials_fn)prefix##fn : NULL});
-#define ADD_BOTH(label, fn, kind) ADD(label, ref_, fn, kind) ADD(label " (yours)", my_, fn, kind)
-    ADD_BOTH("ex01 atomic", reduce_atomic, 0)
-    ADD_BOTH("v1 interleaved", reduce_v1, 1)
-    ADD("v2' strided index", ref_, reduce_v2_strided, 1)
-    ADD_BOTH("v2 sequential", reduce_v2, 1)
-    ADD_BOTH("v3 first add", reduce_v3, 1)
-    ADD_BOTH("v4 last warp", reduce_v4, 1)
-    ADD_BOTH("v5 unrolled", reduce_v5, 1)
-    ADD_BOTH("v6 shuffle", reduce_v6, 1)
-    ADD_BOTH("ex08 multi-level", reduce_multi_level, 0)
-    ADD_BOTH("ex11 fastest", reduce_fastest, 0)
+    // The input and its copy, with room to spare for the flush buffer and the partial sums.
+    while (max_log2 > 20 && ((size_t)4 << max_log2) * 3 > free_bytes) max_log2--;
 
     size_t max_n = (size_t)1 << max_log2;
-    std::vector<int> h_in(max_n);
-    unsigned state = 12345;
-    for (size_t i = 0; i < max_n; i++) {
-        state = state * 1664525u + 1013904223u;
-        h_in[i] = (int)(state >> 29) - 4;  // values in [-4, 3]: no sum of 2^28 of them can overflow
-    }
-    int *d_in, *d_result, *d_copy;
-    void *d_flush;
-    size_t flush_bytes = (size_t)prop.l2CacheSize * 2;
-    CHECK(cudaMalloc(&d_in, max_n * sizeof(int)));
-    CHECK(cudaMalloc(&d_copy, max_n * sizeof(int)));
-    CHECK(cudaMalloc(&d_result, sizeof(int)));
-    CHECK(cudaMalloc(&d_flush, flush_bytes));
-    CHECK(cudaMalloc(&d_scratch[0], (max_n / 32 + 1024) * sizeof(int)));
-    CHECK(cudaMalloc(&d_scratch[1], (max_n / 32 + 1024) * sizeof(int)));
-    CHECK(cudaMemcpy(d_in, h_in.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cub::DeviceReduce::Sum(NULL, cub_temp_bytes, d_in, d_result, (int)max_n));
-    CHECK(cudaMalloc(&d_cub_temp, cub_temp_bytes));
+    flusher flush = {NULL, check_only ? 0 : (size_t)prop.l2CacheSize * 2};
+    if (flush.bytes) CHECK(cudaMalloc(&flush.d_buf, flush.bytes));
+    for (void *&p : d_scratch) CHECK(cudaMalloc(&p, (max_n / 32 + 1024) * 4));
 
-    // Launch overhead: an empty kernel, from launch to finish.
-    timing empty = time_it([] { empty_kernel<<<1, 32>>>(); }, d_result, 0, d_flush, 0);
-    printf("GPU: %s, %d SMs, %d MB of L2. Times are medians of repeated runs; 'cold' flushes the L2 first.\n",
-           prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
-    printf("An empty kernel takes %.1f us from launch to finish here: at small n that overhead is a large\n"
-           "part of every time below, and versions that launch twice pay it twice.\n",
-           empty.warm_us);
+    if (!check_only) {
+        // Launch overhead: an empty kernel, from launch to finish.
+        timing empty = time_it([] { empty_kernel<<<1, 32>>>(); }, (int *)d_scratch[0], 0, flusher{NULL, 0});
+        printf("GPU: %s, %d SMs, %d MB of L2. Times are medians of repeated runs; 'cold' flushes the L2 first.\n",
+               prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+        printf("An empty kernel takes %.1f us from launch to finish here: at small n that overhead is a large\n"
+               "part of every time below, and versions that launch twice pay it twice.\n",
+               empty.warm_us);
+    }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
-    if (csv) fprintf(csv, "n,version,cold_us,warm_us,gbps,ok\n");
+    if (csv) fprintf(csv, "n,type,version,cold_us,warm_us,gbps,ok\n");
 
-    for (int lg = 20; lg <= max_log2; lg += 2) {
-        int n = 1 << lg;
-        long long sum = 0;
-        for (int i = 0; i < n; i++) sum += h_in[i];
-        int expected = (int)sum;
-        double bytes = (double)n * sizeof(int);
-
-        timing copy = time_it([&] { CHECK(cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice)); },
-                              d_result, 0, d_flush, flush_bytes);
-        copy.ok = true;                                     // a copy has no sum to check
-        double peak_gbps = 2 * bytes / copy.cold_us / 1e3;  // a copy reads and writes every byte
-        timing cub = time_it([&] { run_cub(d_in, d_result, n); }, d_result, expected, d_flush, flush_bytes);
-
-        printf("\nn = 2^%d (%d ints, %.0f MB). Copy bandwidth (read + write): %.0f GB/s.\n", lg, n, bytes / 1e6,
-               peak_gbps);
-        printf("  %-20s %11s %9s %7s %9s %8s %11s\n", "version", "cold (us)", "GB/s", "% copy", "x v1",
-               "x CUB", "warm (us)");
-        double v1_us = 0;
-        std::vector<std::pair<const version *, timing>> rows;
-        for (const version &v : versions) {
-            timing t = time_it([&] { run_version(v, d_in, d_result, n); }, d_result, expected, d_flush,
-                               flush_bytes);
-            rows.push_back({&v, t});
-            if (!v1_us && strstr(v.name, "v1")) v1_us = t.cold_us;
-        }
-        auto print_row = [&](const char *name, const timing &t) {
-            double gbps = bytes / t.cold_us / 1e3;
-            if (!t.ok) {
-                printf("  %-20s %11s\n", name, "wrong result: not timed");
-            } else {
-                printf("  %-20s %11.1f %9.0f %6.0f%% %9.2f %8.2f %11.1f\n", name, t.cold_us, gbps,
-                       100 * gbps / peak_gbps, v1_us ? v1_us / t.cold_us : 0, cub.cold_us / t.cold_us,
-                       t.warm_us);
-            }
-            if (csv) fprintf(csv, "%d,%s,%.2f,%.2f,%.1f,%d\n", n, name, t.cold_us, t.warm_us, gbps, t.ok);
-        };
-        for (auto &row : rows) print_row(row.first->name, row.second);
-        print_row("CUB DeviceReduce", cub);
-        print_row("copy (reference)", copy);
-    }
+    if (!check_only) printf("\n=== Sums of ints (values in [-4, 3], checked exactly)\n");
+    int wrong = bench_type(int_versions(), max_log2, flush, csv);
+    if (!check_only) printf("\n=== Sums of floats (values in (0, 1), checked to within 2^-10 of the exact sum)\n");
+    wrong += bench_type(float_versions(), max_log2, flush, csv);
     if (csv) fclose(csv);
-    return 0;
+    if (check_only) printf("bench --check: %d wrong results\n", wrong);
+    return wrong ? 1 : 0;
 }

@@ -1,39 +1,48 @@
 #!/usr/bin/env python3
-"""chart.py CSV [PNG] - draws make bench's results: bars in the terminal, and a PNG when matplotlib is there."""
+"""chart.py CSV [PNG] - draws make bench's results at the largest n, one chart per element type: bars in
+the terminal, and a PNG when matplotlib is there."""
 import csv
 import sys
 
 
 def load(path):
+    """{type: (n, [(version, GB/s), ...])} for the largest n of each type, right results only."""
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if r["ok"] == "1"]
-    largest = max(int(r["n"]) for r in rows)
-    return largest, [(r["version"], float(r["gbps"])) for r in rows if int(r["n"]) == largest]
+    charts = {}
+    for kind in dict.fromkeys(r["type"] for r in rows):
+        mine = [r for r in rows if r["type"] == kind]
+        largest = max(int(r["n"]) for r in mine)
+        charts[kind] = (largest, [(r["version"], float(r["gbps"])) for r in mine if int(r["n"]) == largest])
+    return charts
 
 
-def terminal(largest, bars):
+def terminal(kind, largest, bars):
     top = max(g for _, g in bars)
-    print(f"\nGB/s at n = {largest} (cold L2), longer is faster:")
+    print(f"\nGB/s summing {largest} {kind}s (cold L2), longer is faster:")
     for name, gbps in bars:
-        print(f"  {name:<24} {'#' * max(1, round(50 * gbps / top)):<50} {gbps:7.0f}")
+        print(f"  {name:<26} {'#' * max(1, round(50 * gbps / top)):<50} {gbps:7.0f}")
 
 
-def png(largest, bars, path):
+def png(charts, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = [n for n, _ in bars][::-1]
-    values = [g for _, g in bars][::-1]
-    fig, ax = plt.subplots(figsize=(8, 0.35 * len(names) + 1))
-    ax.barh(names, values, color=["#999999" if "copy" in n or "CUB" in n else "#4477aa" for n in names])
-    ax.set_xlabel("GB/s (input bytes / time, L2 flushed)")
-    ax.set_title(f"Reduction of {largest} ints")
+    tallest = max(len(bars) for _, bars in charts.values())
+    fig, axes = plt.subplots(1, len(charts), figsize=(8 * len(charts), 0.35 * tallest + 1), squeeze=False)
+    for ax, (kind, (largest, bars)) in zip(axes[0], charts.items()):
+        names = [n for n, _ in bars][::-1]
+        values = [g for _, g in bars][::-1]
+        ax.barh(names, values, color=["#999999" if "copy" in n or "CUB" in n else "#4477aa" for n in names])
+        ax.set_xlabel("GB/s (input bytes / time, L2 flushed)")
+        ax.set_title(f"Reduction of {largest} {kind}s")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":
-    largest, bars = load(sys.argv[1])
-    terminal(largest, bars)
+    charts = load(sys.argv[1])
+    for kind, (largest, bars) in charts.items():
+        terminal(kind, largest, bars)
     if len(sys.argv) > 2:
-        png(largest, bars, sys.argv[2])
+        png(charts, sys.argv[2])

@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
 # bench.sh - `make bench`: builds the reference solutions and your exercise files into one timing program
-# with CUB, runs it on the GPU, prints the table and draws the chart.
+# with CUB (checker/bench/bench.cu), runs it on the GPU, prints the tables and draws the chart.
+# bench.sh --check BACKEND: builds the references alone for BACKEND (gpu or emu) and runs each version
+# once per size, checking its sums with no timing; `make test` does this, so that the float versions of
+# the references (checker/bench/as_float.sed) are known to be right before anyone times them.
 set -u
 . checker/scripts/lib.sh
-if [ -z "${HAVE_GPU:-}" ]; then
+mode=time backend=gpu
+if [ "${1:-}" = --check ]; then mode=check backend=${2:-emu}; fi
+if [ $mode = time ] && [ -z "${HAVE_GPU:-}" ]; then
     say "make bench times kernels on an NVIDIA GPU, and this machine has none (nvidia-smi -L finds no GPU)."
     say "Without a GPU, \`make metrics\` shows every version's emulator counters side by side: instructions,"
     say "bank conflicts, memory sectors and barriers, which are what the speed-ups come from."
     exit 1
 fi
-out="$BUILD/gpu/bench"
+out="$BUILD/$backend/bench"
+[ $mode = check ] && out="$out-check"
 rm -rf "$out"
 mkdir -p "$out"
+if [ "$backend" = emu ]; then flags="$EMU_NVCCFLAGS -O3 -std=c++17"; else flags=$GPU_NVCCFLAGS; fi
 objects=()
-# Each file is compiled alone, then every global symbol but the contract's functions is made local and
-# those are renamed, so that the reference and your version of the same function link side by side.
+
+# Compiles one file alone, then makes every global symbol local but the contract's functions, and renames
+# those PREFIX<name>: so the reference, its float version and your version of one function link side by
+# side. TRANSFORM is a sed script for the source (the contract is then not included: its types differ).
 add_object() {
-    local nn=$1 src=$2 prefix=$3 obj
+    local nn=$1 src=$2 prefix=$3 transform=${4:-} obj include=()
     obj="$out/${prefix}$(basename "$src" .cu).o"
-    $NVCC $GPU_NVCCFLAGS -include "checker/contracts/ex$nn.h" -c "$src" -o "$obj" 2>"$obj.log" || return 1
+    if [ -n "$transform" ]; then
+        sed -E -f "$transform" "$src" >"${obj%.o}.cu" && src="${obj%.o}.cu"
+    else
+        include=(-include "checker/contracts/ex$nn.h")
+    fi
+    $NVCC $flags "${include[@]}" -c "$src" -o "$obj" 2>"$obj.log" || return 1
     local keep=() rename=()
     for fn in $(sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$nn.h"); do
         keep+=(--keep-global-symbol="$fn")
@@ -26,19 +40,44 @@ add_object() {
     done
     objcopy "${keep[@]}" "$obj" && objcopy "${rename[@]}" "$obj" && objects+=("$obj")
 }
+# A reference that sums ints, as it is and rewritten to sum floats.
+add_reference() {
+    add_object "$1" "$2" ref_ || say "The reference $2 did not compile."
+    add_object "$1" "$2" flt_ checker/bench/as_float.sed ||
+        say "The float version of $2 did not compile (see $out/flt_*.log)."
+}
 for nn in $(exercise_numbers); do
-    case $nn in 09|10) continue ;; esac  # float operators and accuracy: not sums of ints
-    add_object "$nn" "$(solution_file "$nn")" ref_ || say "The reference solution of exercise $nn did not compile."
-    if [ "$(checker/scripts/progress.sh state "$nn")" = done ]; then
+    sol=$(solution_file "$nn")
+    case $nn in
+    09) continue ;;  # max, min and dot product: not sums
+    10) add_object "$nn" "$sol" ref_ || say "The reference $sol did not compile." ;;  # floats already
+    *) add_reference "$nn" "$sol" ;;
+    esac
+    if [ $mode = time ] && [ "$(checker/scripts/progress.sh state "$nn")" = done ]; then
         add_object "$nn" "$(exercise_file "$nn")" my_ || say "Your exercise $nn did not compile, so it is left out."
     fi
 done
-if ! $NVCC $GPU_NVCCFLAGS -I"$CUDA_HOME/include/cccl" checker/bench/bench.cu "${objects[@]}" -o "$out/bench" \
-        >"$out/build.log" 2>&1; then
+add_reference 03 solutions/v2_strided_index.cu  # the seed notes' v2 with bank conflicts: no exercise of its own
+
+if [ "$backend" = emu ]; then
+    build() {
+        $NVCC $flags -DBENCH_NO_CUB -c checker/bench/bench.cu -o "$out/bench_main.o" &&
+            $CC "$out/bench_main.o" "${objects[@]}" $EMU_LDFLAGS -o "$out/bench"
+    }
+else
+    build() { $NVCC $flags -I"$CUDA_HOME/include/cccl" checker/bench/bench.cu "${objects[@]}" -o "$out/bench"; }
+fi
+if ! build >"$out/build.log" 2>&1; then
     say "The benchmark did not build:"; sed 's/^/    /' "$out/build.log" | head -n 20
     exit 1
 fi
-say "Timing every version at 2^20 to 2^${BENCH_MAX_LOG2:-28} ints (your exercises appear once \`make exNN\` passes)..."
+
+if [ $mode = check ]; then
+    # Sizes 2^10 to 2^16: every version's partial passes and tails, at a pace the emulator keeps.
+    EMU_QUIET=1 "$out/bench" "${BENCH_CHECK_MAX_LOG2:-16}" - --check
+    exit
+fi
+say "Timing every version at 2^20 to 2^${BENCH_MAX_LOG2:-28} ints, then floats (your exercises appear once \`make exNN\` passes)..."
 "$out/bench" "${BENCH_MAX_LOG2:-28}" "$out/bench.csv" | tee "$out/bench.txt"
 if command -v python3 >/dev/null && python3 -c 'import matplotlib' 2>/dev/null; then
     python3 checker/bench/chart.py "$out/bench.csv" "$out/bench.png" && say "" && say "Chart: $out/bench.png"

@@ -20,6 +20,15 @@ step() {
     "$@" >"$logs/$name.log" 2>&1
     echo "exit $? after $((SECONDS - start)) s" >>"$logs/$name.log"
     tail -n "$lines" "$logs/$name.log"
+    save
+}
+
+# Packs the logs so far into $OUT/logs.tgz: after every step, so a run cut short still brings back its
+# finished steps.
+save() {
+    cp build/gpu/bench/bench.png build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$out/" 2>/dev/null
+    cp build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$logs/" 2>/dev/null
+    tar -czf "$out/logs.tgz" -C "$logs" .
 }
 
 # The exercise 05 report with the learner's file in three states (this machine's copy of the tree only).
@@ -41,12 +50,10 @@ for s in "$@"; do
     case $s in
     test) step make-test 12 make --no-print-directory test ;;
     report) step report-ex05 0 report ;;
-    bench) step bench 70 make --no-print-directory bench ;;
+    bench) step bench 30 make --no-print-directory bench ;;
     compare) step gpu-compare 40 make --no-print-directory gpu-compare ;;
     ncu) step ncu-compare 60 make --no-print-directory ncu-compare ;;
     *) echo "device-check: unknown step $s" ;;
     esac
 done
-cp build/gpu/bench/bench.png build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$out/" 2>/dev/null
-cp build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$logs/" 2>/dev/null
-tar -czf "$out/logs.tgz" -C "$logs" .
+save

@@ -4,7 +4,8 @@
 # caught with the diagnosis it names, every correct but unusual kernel (checker/unusual/) must pass, every
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
 # the learner's file unchanged, and the harness's and the emulator's own tests must pass. A table of caught
-# and missed per exercise follows the per-item lines.
+# and missed per exercise follows the per-item lines. Last, `make bench`'s program is built from the
+# references (on ints, and on floats by checker/bench/as_float.sed) and each version's sums are checked.
 # On a GPU machine each verification runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
@@ -193,6 +194,21 @@ if [ -n "${EMU_LIB:-}" ]; then
         verdict "$([ "${ef:-0}" = 0 ] && echo "${GREEN}✓${RESET}" || echo "${RED}✗${RESET}")" "$emu_line"
     fi
 fi
+
+# ---- make bench's program, run once per version and size with its sums checked ---------------------------
+say ""
+say "The benchmark's versions (every reference, on ints and as floats), each run and checked:"
+for backend in $backends; do
+    log="$work/bench-check-$backend.log"
+    checker/scripts/bench.sh --check "$backend" >"$log" 2>&1
+    status=$?
+    line=$(tail -n 1 "$log")
+    if [ $status = 0 ]; then
+        passed=$((passed + 1)); verdict "${GREEN}✓${RESET}" "bench on $backend: every result right"
+    else
+        failed=$((failed + 1)); verdict "${RED}✗${RESET}" "bench on $backend: $line (log: $log)"
+    fi
+done
 
 say ""
 if [ "$skipped" -gt 0 ]; then
