@@ -47,9 +47,19 @@ __device__ double block_reduce_sum(double v)
 // Level 1: one double partial per block.
 __global__ void sum_compensated_kernel(const float *d_in, double *d_partials, unsigned int n)
 {
-    // Load: each thread's compensated sum over a grid-stride loop.
+    // Load: each thread's compensated sum over a grid-stride loop. Each step loads four elements before it
+    // adds any: the loads do not depend on each other, so all four are in flight at once (as in v6), and
+    // the additions, which do depend on each other, take them in the same order as a loop of one would.
     float sum = 0.0f, c = 0.0f;
-    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    unsigned int stride = blockDim.x * gridDim.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        float x0 = d_in[i], x1 = d_in[i + stride], x2 = d_in[i + 2 * stride], x3 = d_in[i + 3 * stride];
+        add_compensated(sum, c, x0);
+        add_compensated(sum, c, x1);
+        add_compensated(sum, c, x2);
+        add_compensated(sum, c, x3);
+    }
+    for (; i < n; i += stride)
         add_compensated(sum, c, d_in[i]);
 
     // Reduce: (sum, c) becomes one double, and the block adds those doubles. c is about 2^-24 of sum and a
@@ -73,14 +83,22 @@ __global__ void sum_partials_kernel(const double *d_partials, float *d_out, unsi
         d_out[0] = (float)v;
 }
 
+// Room for the blocks' partials: allocated on the first call and kept, because cudaMalloc takes
+// microseconds and cudaFree waits until the GPU has finished all its work.
+static double *partials_buffer(void)
+{
+    static double *d_partials = NULL;
+    if (d_partials == NULL)
+        cudaMalloc(&d_partials, MAX_BLOCKS * sizeof(double));
+    return d_partials;
+}
+
 extern "C" void sum_compensated(const float *d_in, float *d_out, int n)
 {
     int grid = (n == 0) ? 1 : (n - 1) / BLOCK + 1;   // n = 0 still launches one block, which writes 0
     if (grid > MAX_BLOCKS)
         grid = MAX_BLOCKS;
-    double *d_partials;
-    cudaMalloc(&d_partials, grid * sizeof(double));
+    double *d_partials = partials_buffer();
     sum_compensated_kernel<<<grid, BLOCK>>>(d_in, d_partials, n);
     sum_partials_kernel<<<1, MAX_BLOCKS>>>(d_partials, d_out, grid);
-    cudaFree(d_partials);
 }
