@@ -57,7 +57,7 @@ help:
 	@echo "  make reset exNN      put exercise NN's starting file back (your version is kept in .state/backups/)"
 	@echo "  make editor          write compile_commands.json so that clangd (VS Code, Vim, Emacs) understands the .cu files"
 	@echo "  make test            verify the course itself: every solution passes, every skeleton fails"
-	@echo "  make bench           on a GPU: time every version and yours beside CUB and a copy, 2^20 to 2^28 ints"
+	@echo "  make bench           on a GPU: time every version and yours beside CUB and a copy, ints and floats"
 	@echo "  make metrics         every version's counters on the emulator in one table, yours beside them (no GPU needed)"
 	@echo "  make gpu-compare     course developers, on a GPU: the emulator gives the same answers as the GPU"
 	@echo "  make ncu-compare     course developers, on a GPU: the emulator's metrics beside Nsight Compute's"
