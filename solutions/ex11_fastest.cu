@@ -2,9 +2,14 @@
 //
 // What it does: one launch of exactly as many blocks as the device keeps resident at once (multiprocessors
 //   x blocks per multiprocessor). Each thread reads 16 bytes (an int4) per load in a grid-stride loop, four
-//   independent int4s per step, and adds their ints in registers; warp shuffles and one shared-memory step give the block's sum, and
-//   thread 0 adds it to d_out[0] with one atomicAdd. A cudaMemsetAsync on the same stream zeroes d_out[0]
-//   before the kernel starts.
+//   independent int4s per step, and adds their ints in registers; warp shuffles and one shared-memory step
+//   give the block's sum. Thread 0 adds it, and 1 for the block, to a 64-bit word with one atomicAdd;
+//   the block that finds every other block counted writes the total to d_out[0] and zeroes the word.
+// One step past the exercise: where TODO 6 zeroes d_out[0] with a cudaMemsetAsync before the launch,
+//   this reference needs nothing before its kernel. The memset is a small operation of its own on the
+//   stream, and the kernel waits for it; without it the reference took about 0.4 us less for 2^20 ints
+//   on an H100 (checker/bench/results/nvidia-h100-2026-11-22.md). It is last-block-done (exercise 08)
+//   with the count and the sum in the same atomic, so no fence is needed between them.
 // Why it is faster: a reduction reads every byte once and does almost no arithmetic, so only the memory
 //   system's throughput counts. 16-byte loads need a quarter of the load instructions of 4-byte ones, so
 //   more bytes are in flight per instruction issued; a grid the size of the machine runs in one wave
@@ -12,9 +17,11 @@
 // Alignment: an int4 load needs an address that is a multiple of 16. d_in is only known to be a multiple
 //   of 4, so the up to 3 ints before the first 16-byte boundary (the head) and the up to 3 ints after the
 //   last whole int4 (the tail) are read one by one, by the first threads of the grid.
-// The flaw that remains: atomics make the order of the blocks' additions vary (harmless for ints; for
-//   floats the last bits would change from run to run), and the grid is tuned for large n: for small n
-//   most blocks find nothing to do. CUB's DeviceReduce picks its tuning per architecture and per type.
+// The flaw that remains: the trick is for ints only: a float cannot share a word with a count (make
+//   bench's float version of this file zeroes d_out[0] and adds floats to it, as in the exercise), and
+//   atomics make the order of the blocks' additions vary, which would change a float sum's last bits from
+//   run to run. The word is one per device, so two calls at once on two streams would mix their sums.
+//   CUB's DeviceReduce picks its tuning per architecture and per type.
 // Preconditions: 0 <= n <= 2^31 - 1; d_in is 4-byte aligned; BLOCK is a multiple of 32, at most 1024.
 // Result: d_out[0] holds the sum once the kernel has finished (0 when n is 0).
 
@@ -29,6 +36,22 @@ __device__ int warp_reduce_sum(int v)
     for (int offset = 16; offset > 0; offset /= 2)
         v += __shfl_down_sync(FULL_MASK, v, offset);
     return v;
+}
+
+// The blocks' running total (high 32 bits, modulo 2^32 like any int sum) and how many blocks have added
+// theirs (low 32 bits: at most 2^31 blocks, so the count never carries into the total). Zero between calls.
+__device__ unsigned long long g_total_and_count;
+
+// Adds one block's sum to the total. The atomic returns the word as it was: the block that finds
+// gridDim.x - 1 blocks counted before it is the last, so every other sum is in the word; it writes the
+// total to d_out[0] and zeroes the word for the next call, which the next launch sees.
+__device__ void add_block_sum(int *d_out, int sum)
+{
+    unsigned long long before = atomicAdd(&g_total_and_count, ((unsigned long long)(unsigned int)sum << 32) + 1);
+    if ((unsigned int)before == gridDim.x - 1) {
+        d_out[0] = (int)((unsigned int)(before >> 32) + (unsigned int)sum);
+        g_total_and_count = 0;
+    }
 }
 
 // d_in[0..head) are read as ints, then d_in[head..head + 4 * n4) as n4 int4s, then the rest as ints.
@@ -67,9 +90,9 @@ __global__ void reduce_fastest_kernel(const int *d_in, int *d_out, unsigned int 
     if (warp_id == 0) {
         sum = (lane < blockDim.x / 32) ? warp_sums[lane] : 0;
         sum = warp_reduce_sum(sum);
-        // Write the block's result: added to the total, which the memset set to 0.
+        // Write the block's result: added to the total; the last block writes d_out[0].
         if (lane == 0)
-            atomicAdd(d_out, sum);
+            add_block_sum(d_out, sum);
     }
 }
 
@@ -101,6 +124,5 @@ extern "C" void reduce_fastest(const int *d_in, int *d_out, int n)
     if (grid > resident_blocks())
         grid = resident_blocks();
 
-    cudaMemsetAsync(d_out, 0, sizeof(int));   // same stream as the kernel: done before it starts
     reduce_fastest_kernel<<<grid, BLOCK>>>(d_in, d_out, n, head, n4);
 }

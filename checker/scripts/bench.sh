@@ -23,12 +23,15 @@ objects=()
 
 # Compiles one file alone, then makes every global symbol local but the contract's functions, and renames
 # those PREFIX<name>: so the reference, its float version and your version of one function link side by
-# side. TRANSFORM is a sed script for the source (the contract is then not included: its types differ).
+# side. SCRIPTS are sed scripts for the source, applied in turn (the contract is then not included: its
+# types differ).
 add_object() {
-    local nn=$1 src=$2 prefix=$3 transform=${4:-} obj include=()
+    local nn=$1 src=$2 prefix=$3 obj include=() script
+    shift 3
     obj="$out/${prefix}$(basename "$src" .cu).o"
-    if [ -n "$transform" ]; then
-        sed -E -f "$transform" "$src" >"${obj%.o}.cu" && src="${obj%.o}.cu"
+    if [ $# -gt 0 ]; then
+        cp "$src" "${obj%.o}.cu" && src="${obj%.o}.cu"
+        for script in "$@"; do sed -E -i -f "$script" "$src" || return 1; done
     else
         include=(-include "checker/contracts/ex$nn.h")
     fi
@@ -40,10 +43,12 @@ add_object() {
     done
     objcopy "${keep[@]}" "$obj" && objcopy "${rename[@]}" "$obj" && objects+=("$obj")
 }
-# A reference that sums ints, as it is and rewritten to sum floats.
+# A reference that sums ints, as it is and rewritten to sum floats (exercise 11's with one more script).
 add_reference() {
+    local extra=()
+    [ -e "checker/bench/ex$1_as_float.sed" ] && extra=("checker/bench/ex$1_as_float.sed")
     add_object "$1" "$2" ref_ || say "The reference $2 did not compile."
-    add_object "$1" "$2" flt_ checker/bench/as_float.sed ||
+    add_object "$1" "$2" flt_ checker/bench/as_float.sed "${extra[@]}" ||
         say "The float version of $2 did not compile (see $out/flt_*.log)."
 }
 for nn in $(exercise_numbers); do
