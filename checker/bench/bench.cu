@@ -56,21 +56,30 @@ template <typename T> struct version {
     int (*partials)(const T *, T *, int, int); // one sum per block, returns the grid
 };
 
-// The rows of each table, in the order of the course. ADD leaves out a function that is not linked in.
-#define ADD(list, label, fn, is_total)                                                                  \
-    if (fn) list.push_back({label, is_total ? (decltype(list[0].total))(void *)fn : NULL,             \
-                            is_total ? NULL : (decltype(list[0].partials))(void *)fn});
+// A row of a table, unless its function is not linked in; the function's type says which kind it is.
+template <typename T>
+static void add(std::vector<version<T>> &list, const char *label, void (*total)(const T *, T *, int))
+{
+    if (total) list.push_back({label, total, NULL});
+}
+template <typename T>
+static void add(std::vector<version<T>> &list, const char *label, int (*partials)(const T *, T *, int, int))
+{
+    if (partials) list.push_back({label, NULL, partials});
+}
+
+// The rows of each table, in the order of the course.
 #define ADD_ALL(list, prefix, suffix)                                                                   \
-    ADD(list, "ex01 atomic" suffix, prefix##reduce_atomic, 1)                                            \
-    ADD(list, "v1 interleaved" suffix, prefix##reduce_v1, 0)                                             \
-    ADD(list, "v2' strided index" suffix, prefix##reduce_v2_strided, 0)                                  \
-    ADD(list, "v2 sequential" suffix, prefix##reduce_v2, 0)                                              \
-    ADD(list, "v3 first add" suffix, prefix##reduce_v3, 0)                                               \
-    ADD(list, "v4 last warp" suffix, prefix##reduce_v4, 0)                                               \
-    ADD(list, "v5 unrolled" suffix, prefix##reduce_v5, 0)                                                \
-    ADD(list, "v6 shuffle" suffix, prefix##reduce_v6, 0)                                                 \
-    ADD(list, "ex08 multi-level" suffix, prefix##reduce_multi_level, 1)                                  \
-    ADD(list, "ex11 fastest" suffix, prefix##reduce_fastest, 1)
+    add(list, "ex01 atomic" suffix, prefix##reduce_atomic);                                              \
+    add(list, "v1 interleaved" suffix, prefix##reduce_v1);                                               \
+    add(list, "v2' strided index" suffix, prefix##reduce_v2_strided);                                    \
+    add(list, "v2 sequential" suffix, prefix##reduce_v2);                                                \
+    add(list, "v3 first add" suffix, prefix##reduce_v3);                                                 \
+    add(list, "v4 last warp" suffix, prefix##reduce_v4);                                                 \
+    add(list, "v5 unrolled" suffix, prefix##reduce_v5);                                                  \
+    add(list, "v6 shuffle" suffix, prefix##reduce_v6);                                                   \
+    add(list, "ex08 multi-level" suffix, prefix##reduce_multi_level);                                    \
+    add(list, "ex11 fastest" suffix, prefix##reduce_fastest);
 
 static std::vector<version<int>> int_versions()
 {
@@ -84,8 +93,8 @@ static std::vector<version<float>> float_versions()
 {
     std::vector<version<float>> v;
     ADD_ALL(v, flt_, "")
-    ADD(v, "ex10 compensated", ref_sum_compensated, 1)
-    ADD(v, "ex10 compensated (yours)", my_sum_compensated, 1)
+    add(v, "ex10 compensated", ref_sum_compensated);
+    add(v, "ex10 compensated (yours)", my_sum_compensated);
     return v;
 }
 
@@ -173,6 +182,15 @@ struct flusher {
     size_t bytes;  // 0: nothing to flush
 };
 
+// Reads the result back and sets t.ok, and t.wrong when it is not right; an exact of NaN checks nothing.
+template <typename T> static void check_result(timing &t, const T *d_result, double exact)
+{
+    T got;
+    CHECK(cudaMemcpy(&got, d_result, sizeof got, cudaMemcpyDeviceToHost));
+    t.ok = std::isnan(exact) || right(got, exact);
+    if (!t.ok) describe_wrong(t.wrong, sizeof t.wrong, got, exact);
+}
+
 // Keeps the GPU busy for `ns` nanoseconds, so that what is launched after it queues up behind it.
 __global__ void keep_busy(unsigned long long ns)
 {
@@ -195,10 +213,7 @@ static timing time_it(F run, const T *d_result, double exact, flusher flush, boo
     run();  // warm-up: module load, first-touch
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    T got;
-    CHECK(cudaMemcpy(&got, d_result, sizeof got, cudaMemcpyDeviceToHost));
-    t.ok = std::isnan(exact) || right(got, exact);  // NaN: nothing to check
-    if (!t.ok) describe_wrong(t.wrong, sizeof t.wrong, got, exact);
+    check_result(t, d_result, exact);
     if (check_only || !t.ok) return t;
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
@@ -220,9 +235,7 @@ static timing time_it(F run, const T *d_result, double exact, flusher flush, boo
         }
         (cold ? t.cold_us : t.warm_us) = median(ms) * 1000.0;
     }
-    CHECK(cudaMemcpy(&got, d_result, sizeof got, cudaMemcpyDeviceToHost));
-    t.ok = std::isnan(exact) || right(got, exact);
-    if (!t.ok) describe_wrong(t.wrong, sizeof t.wrong, got, exact);
+    check_result(t, d_result, exact);  // the last repeat's result too
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     return t;

@@ -13,6 +13,7 @@
 # is identical or within its tolerance, 1 otherwise, 2 when something did not build.
 set -u
 cd "$(dirname "$0")/../.."
+. checker/scripts/lib.sh
 
 # The build settings come from the Makefile (GPU_NVCCFLAGS, EMU_NVCCFLAGS, ...): run through make if they
 # are missing.
@@ -30,7 +31,6 @@ esac
 
 NVCC=${NVCC:-nvcc}
 CXX=${CXX:-g++}
-BUILD=${BUILD:-build}
 out="$BUILD/gpu-verify"
 mkdir -p "$out/obj-gpu" "$out/obj-emu"
 jobs_max=$(nproc 2>/dev/null || echo 4)
@@ -53,19 +53,9 @@ compile() {
         return 0
     fi
     local flags
-    if [ "$variant" = gpu ]; then flags="$GPU_NVCCFLAGS"; else flags="$EMU_NVCCFLAGS -O3 -std=c++17"; fi
+    flags=$(program_nvcc_flags "$variant")
     # shellcheck disable=SC2086
     if $NVCC $flags "$@" -c "$src" -o "$obj" >"$obj.log" 2>&1; then echo ok >"$obj.status"; else echo failed >"$obj.status"; fi
-}
-
-# Every global symbol of a solution object but its contract's functions becomes local, so that helpers
-# with the same name in two solutions cannot collide at link time.
-localize() {
-    local obj=$1 nn=$2 keep=()
-    for fn in $(sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$nn.h"); do
-        keep+=(--keep-global-symbol="$fn")
-    done
-    objcopy "${keep[@]}" "$obj"
 }
 
 build_variant() {
@@ -106,7 +96,7 @@ build_variant() {
     for entry in $solutions; do
         local nn=${entry%%:*} name=${entry#*:} obj="$dir/sol_${entry#*:}.o"
         [ -f "$obj.status" ] || continue
-        if [ "$(cat "$obj.status")" = ok ] && localize "$obj" "$nn"; then
+        if [ "$(cat "$obj.status")" = ok ] && localize_object "$obj" "$nn"; then
             objs+=("$obj")
         else
             step "  $variant: solutions/$name.cu does not compile; its cases will read MISSING:"

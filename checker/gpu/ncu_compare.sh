@@ -13,6 +13,7 @@
 # requests and sectors match exactly and no row says "differs" for the metrics that must match.
 set -u
 cd "$(dirname "$0")/../.."
+. checker/scripts/lib.sh
 if [ -z "${EMU_NVCCFLAGS:-}" ] || [ -z "${GPU_NVCCFLAGS:-}" ]; then
     exec make --no-print-directory ncu-compare NCU_COMPARE_ARGS="$*"
 fi
@@ -25,7 +26,6 @@ esac
 
 NVCC=${NVCC:-nvcc}
 CXX=${CXX:-g++}
-BUILD=${BUILD:-build}
 NCU=${NCU:-ncu}
 out="$BUILD/ncu-verify"
 mkdir -p "$out"
@@ -48,7 +48,8 @@ solutions="02:v1_interleaved 03:v2_strided_index 03:v2_sequential 04:v3_first_ad
 06:v5_complete_unroll 07:v6_shuffle"
 build() {   # build VARIANT: prints what failed; the binary is $out/metrics_runner-VARIANT
     local variant=$1 flags objs=() extra=""
-    if [ "$variant" = gpu ]; then flags="$GPU_NVCCFLAGS"; else flags="$EMU_NVCCFLAGS -O3 -std=c++17"; extra="-DEMU_METRICS"; fi
+    flags=$(program_nvcc_flags "$variant")
+    [ "$variant" = gpu ] || extra="-DEMU_METRICS"
     mkdir -p "$out/obj-$variant"
     for entry in $solutions; do
         local nn=${entry%%:*} name=${entry#*:} obj="$out/obj-$variant/${entry#*:}.o"

@@ -18,7 +18,7 @@ out="$BUILD/$backend/bench"
 [ $mode = check ] && out="$out-check"
 rm -rf "$out"
 mkdir -p "$out"
-if [ "$backend" = emu ]; then flags="$EMU_NVCCFLAGS -O3 -std=c++17"; else flags=$GPU_NVCCFLAGS; fi
+flags=$(program_nvcc_flags "$backend")
 objects=()
 
 # Compiles one file alone, then makes every global symbol local but the contract's functions, and renames
@@ -36,12 +36,7 @@ add_object() {
         include=(-include "checker/contracts/ex$nn.h")
     fi
     $NVCC $flags "${include[@]}" -c "$src" -o "$obj" 2>"$obj.log" || return 1
-    local keep=() rename=()
-    for fn in $(sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$nn.h"); do
-        keep+=(--keep-global-symbol="$fn")
-        rename+=(--redefine-sym "$fn=$prefix$fn")
-    done
-    objcopy "${keep[@]}" "$obj" && objcopy "${rename[@]}" "$obj" && objects+=("$obj")
+    localize_object "$obj" "$nn" "$prefix" && objects+=("$obj")
 }
 # A reference that sums ints, as it is and rewritten to sum floats (exercise 11's with one more script).
 add_reference() {

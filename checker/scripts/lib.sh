@@ -56,3 +56,27 @@ require_exercise() {
     say "$(exercise_numbers | tr '\n' ' ')"
     exit 2
 }
+
+# The nvcc flags that build a whole program, host code and kernels, for BACKEND: gpu (the CUDA runtime)
+# or emu (linked against the emulator).
+program_nvcc_flags() {
+    if [ "$1" = gpu ]; then echo "$GPU_NVCCFLAGS"; else echo "$EMU_NVCCFLAGS -O3 -std=c++17"; fi
+}
+
+# The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line.
+contract_functions() {
+    sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$1.h"
+}
+
+# localize_object OBJ NN [PREFIX]: makes every global symbol of OBJ local but the functions of exercise
+# NN's contract, so that helpers with the same name in two files cannot collide at link time; with PREFIX
+# those are renamed PREFIX<name>, so that two versions of one function link side by side.
+localize_object() {
+    local obj=$1 nn=$2 prefix=${3:-} keep=() rename=() fn
+    for fn in $(contract_functions "$nn"); do
+        keep+=(--keep-global-symbol="$fn")
+        rename+=(--redefine-sym "$fn=$prefix$fn")
+    done
+    objcopy "${keep[@]}" "$obj" || return 1
+    [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
+}
