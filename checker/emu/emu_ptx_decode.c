@@ -147,6 +147,8 @@ static int value(dctx *c, span o, int type, uint32_t *slot)
     }
     for (size_t k = 0; k < sizeof sregs / sizeof *sregs; k++)
         if (peq(s, n, sregs[k].name)) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr); return 1; }
+    /* warpSize in CUDA C: PTX's constant WARP_SZ, 32 on every GPU the course targets. */
+    if (peq(s, n, "WARP_SZ")) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_IMM, 32); return 1; }
     emu_sym sym;
     if (!emu_ptx_lookup(c->p, s, n, &sym)) return emu_ptx_fail(c->p, "unknown name %.*s", n, s);
     if (sym.kind == EMU_SYM_REG) { *slot = (uint32_t)sym.value; return 1; }

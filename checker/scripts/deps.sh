@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# deps.sh - makes sure the tools the checker needs are here: nvcc, pkg-config and Check.
+# deps.sh - makes sure the tools the checker needs are here: nvcc, pkg-config, Check and patch (which
+# `make test` uses to apply the corpus's bugs to the reference solutions).
 # Installs Check through apt when it can do so without asking for a password; otherwise says what to run.
 set -u
 . checker/scripts/lib.sh
@@ -11,23 +12,22 @@ if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1; then
     exit 1
 fi
 
-if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists check 2>/dev/null; then
-    exit 0
-fi
+have_all() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists check 2>/dev/null && command -v patch >/dev/null 2>&1; }
+have_all && exit 0
 
 if command -v apt-get >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else sudo=none; fi
     if [ "$sudo" != none ]; then
-        say "Installing the Check unit-test library and pkg-config (once): apt-get install check pkg-config"
-        if { $sudo apt-get install -y -qq check pkg-config >/dev/null 2>&1 ||
+        say "Installing the Check unit-test library, pkg-config and patch (once): apt-get install check pkg-config patch"
+        if { $sudo apt-get install -y -qq check pkg-config patch >/dev/null 2>&1 ||
              { $sudo apt-get update -qq >/dev/null 2>&1 &&
-               $sudo apt-get install -y -qq check pkg-config >/dev/null 2>&1; }; } &&
-           pkg-config --exists check; then
+               $sudo apt-get install -y -qq check pkg-config patch >/dev/null 2>&1; }; } &&
+           have_all; then
             exit 0
         fi
     fi
 fi
-say "The checker needs the Check unit-test library and pkg-config: please run"
-say "    sudo apt-get install check pkg-config"
+say "The checker needs the Check unit-test library, pkg-config and patch: please run"
+say "    sudo apt-get install check pkg-config patch"
 say "(on Fedora: sudo dnf install check-devel pkgconf; on macOS: brew install check pkg-config), then run make again."
 exit 1

@@ -80,3 +80,28 @@ localize_object() {
     objcopy "${keep[@]}" "$obj" || return 1
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
 }
+
+# ---- Corpus entries: a bug stored as a patch against a reference solution --------------------------------
+# An entry (checker/corpus/exNN/NAME.patch) is a unified diff of one file under solutions/, preceded by
+# header lines "# key: value" (or "# key" alone) that say what the bug is and what its report must show.
+
+# corpus_header ENTRY KEY: the values of ENTRY's "# KEY: value" header lines, one a line, in order.
+corpus_header() {
+    sed -n -e '/^--- /q' -e "s/^# $2\$//p" -e "s/^# $2: *//p" "$1"
+}
+
+# corpus_base ENTRY: the file under solutions/ that ENTRY patches (its "--- a/solutions/..." line).
+corpus_base() {
+    sed -n 's:^--- \(a/\)\{0,1\}\(solutions/[^[:space:]]*\).*:\2:p' "$1" | head -n 1
+}
+
+# corpus_apply ENTRY OUT: writes to OUT the reference solution with ENTRY's patch applied; fails, saying
+# why on stderr, when the patch no longer applies cleanly (the solution changed under it).
+corpus_apply() {
+    local base
+    base=$(corpus_base "$1")
+    [ -n "$base" ] && [ -f "$base" ] || { echo "$1: names no file under solutions/ to patch" >&2; return 1; }
+    mkdir -p "$(dirname "$2")"
+    patch --quiet --force --fuzz=0 --no-backup-if-mismatch --reject-file=- --output="$2" "$base" <"$1" >&2 ||
+        { echo "$1: does not apply to $base any more" >&2; return 1; }
+}
