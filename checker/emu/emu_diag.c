@@ -28,6 +28,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_TRAP] = "trap",
     [EMU_FD_ASSERT] = "failed assertion",
     [EMU_FD_LAUNCH] = "bad launch",
+    [EMU_FD_OOB_PARAM] = "read outside the kernel's parameters",
 };
 
 void emu_diag_begin(void) { memset(counts, 0, sizeof counts); }

@@ -619,6 +619,36 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
     return 1;
 }
 
+/* ---- Kernel parameters read through a register (CUB takes a parameter's address) ------------------- */
+
+int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes)
+{
+    unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
+    int sgn = EMU_TKIND(in->t) == EMU_K_S && sz < 8;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t off = R[in->a + l] + (uint64_t)in->imm;
+        if (off > param_bytes || n > param_bytes - off) {
+            if (emu_diag_first(EMU_FD_OOB_PARAM)) {
+                char where[800];
+                emu_where(x, w, l, in->loc, where, sizeof where);
+                emu_diag_report(EMU_FD_OOB_PARAM, "%s: a read of %u bytes at offset %lld of the kernel's parameters, "
+                                "which are %u bytes. The launch fails with cudaErrorIllegalAddress.",
+                                where, n, (long long)(int64_t)off, param_bytes);
+            }
+            emu_fatal(x, 700);
+            return 0;
+        }
+        for (int k = 0; k < in->nvec; k++) {
+            uint64_t v = 0;
+            memcpy(&v, x->params + off + (uint64_t)k * sz, sz);
+            if (sgn) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
+            R[in->v[k] + l] = v;
+        }
+    }
+    return 1;
+}
+
 /* ---- Atomics ---------------------------------------------------------------------------------------- */
 
 static float ftz32(float f) { return (fpclassify(f) == FP_SUBNORMAL) ? copysignf(0.0f, f) : f; }
