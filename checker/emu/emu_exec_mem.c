@@ -92,6 +92,21 @@ static void uninit_global(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
                     where, n, (unsigned long long)(addr - a->base), a->size, a->what);
 }
 
+/* Whether a global load of nvec elements of sz bytes, whose written-flags start at wr, reads a value that
+ * nothing wrote. A 64-bit element with only some of its bytes written is a struct's padding copied along
+ * with its fields (Thrust's tuple<float, long> in max_element): the fields were written, so that one is not
+ * reported. */
+static int reads_never_written(const unsigned char *wr, unsigned sz, unsigned nvec)
+{
+    for (unsigned k = 0; k < nvec; k++, wr += sz) {
+        unsigned written = 0;
+        for (unsigned i = 0; i < sz; i++) written += wr[i] != 0;
+        if (written == sz) continue;
+        if (sz < 8 || written == 0) return 1;
+    }
+    return 0;
+}
+
 /* ---- Shared memory: never-written words and races -------------------------------------------- */
 
 static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
@@ -337,8 +352,8 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         if (acc == ACC_STORE || acc == ACC_ATOMIC) {
             if (acc == ACC_ATOMIC) for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
             memset(wr, 1, n);
-        } else {
-            for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
+        } else if (reads_never_written(wr, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))) {
+            uninit_global(x, w, in, l, addr, n, a);
         }
     }
     return (uint8_t *)(uintptr_t)addr;
@@ -541,7 +556,8 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
     }
     if (al->written)
         for (int j = 0; j < cnt; j++)
-            if (has_zero_byte(al->written + (addr[j] - al->base), n)) {
+            if (has_zero_byte(al->written + (addr[j] - al->base), n) &&
+                reads_never_written(al->written + (addr[j] - al->base), sz, in->nvec)) {
                 uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
                 break;
             }
