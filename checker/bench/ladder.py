@@ -4,14 +4,19 @@ and the H200, with its speed-up over the row above (from the times shown) and ov
 printed it), read from the results files.
 
     ladder.py [--mark VERSION]     e.g. --mark v3 puts "<-" beside v3's row
+    ladder.py --check              every ladder in lessons/ and exercises/ (a fenced block that starts
+                                   with "$ python3 checker/bench/ladder.py ...") is what this prints now
 
 It reads the first table of ints at each size in checker/bench/results/nvidia-h100-2026-11-22.md (the run
 of the course as committed) and in nvidia-h200-2026-11-22.md (its last run, the course as committed):
 cold L2, medians. A version missing from a run is shown as "-". Plain python3, no packages.
 """
+import glob
+import io
 import os
 import re
 import sys
+from contextlib import redirect_stdout
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 RUNS = [("H100", "nvidia-h100-2026-11-22.md"), ("H200", "nvidia-h200-2026-11-22.md")]
@@ -37,8 +42,44 @@ def first_table(path, log2n):
     return times
 
 
+def check():
+    """Compares every ladder shown in the lessons with what ladder.py prints now; returns the exit status."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    compared = different = 0
+    for path in sorted(glob.glob(os.path.join(root, "lessons", "*.md")) +
+                       glob.glob(os.path.join(root, "exercises", "*", "*.md"))):
+        lines = open(path, encoding="utf-8").read().split("\n")
+        for i, line in enumerate(lines):
+            m = re.match(r"\$ python3 checker/bench/ladder.py(.*)$", line)
+            if not m:
+                continue
+            shown = []
+            for later in lines[i + 1:]:
+                if later.startswith("```"):
+                    break
+                shown.append(later)
+            now = io.StringIO()
+            with redirect_stdout(now):
+                ladder(m.group(1).split())
+            compared += 1
+            name = os.path.relpath(path, root)
+            if now.getvalue().rstrip("\n").split("\n") == shown:
+                print("  \u2713 %s: ladder%s" % (name, m.group(1)))
+            else:
+                different += 1
+                print("  \u2717 %s: the ladder%s is not what ladder.py prints now" % (name, m.group(1)))
+    print("ladders: %d compared, %d different" % (compared, different))
+    return 1 if different else 0
+
+
 def main():
-    mark = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--mark" else None
+    if sys.argv[1:] == ["--check"]:
+        return check()
+    return ladder(sys.argv[1:])
+
+
+def ladder(args):
+    mark = args[1] if len(args) > 1 and args[0] == "--mark" else None
     data = {(gpu, k): first_table(os.path.join(RESULTS, name), k) for gpu, name in RUNS for k in (20, 28)}
     print(("  %-18s %-22s %-24s %-12s %-12s" % ("", "H100, 2^20 ints", "H100, 2^28 ints", "H200, 2^20",
                                                 "H200, 2^28")).rstrip())
@@ -63,6 +104,7 @@ def main():
         if mark and row.split()[0] == mark:
             line += "  <-"
         print(line.rstrip())
+    print("  (H200: its last run had no v2' row, and exercise 11 then began with a memset.)")
     return 0
 
 

@@ -12,7 +12,7 @@ arch=${GPU_ARCH:-sm_90}
 work="$BUILD/sass"
 
 # The boxes, one a line: NAME; EXERCISE; SOURCE; SELECTION; WHAT. SOURCE "float:FILE" is FILE summing
-# floats (checker/bench/as_float.sed). SELECTION: "loop" (the kernel's first loop, from its first
+# floats (checker/bench/as_float.sed); "FILE#NAME" keeps the kernels whose mangled name contains NAME. SELECTION: "loop" (the kernel's first loop, from its first
 # instruction to the branch back), "grep:REGEX" (the lines that match), "range:FIRST:LAST:REGEX" (from the
 # first line matching FIRST to the next one matching LAST, the lines matching REGEX).
 boxes() {
@@ -25,6 +25,8 @@ tree-v2; 03; solutions/v2_sequential.cu; loop; one step of v2's tree (the loop's
 v6-loop; 07; solutions/v6_shuffle.cu; loop; v6's grid-stride loop, four elements per turn
 v6-shuffles; 07; solutions/v6_shuffle.cu; range:SHFL:BAR.SYNC:SHFL|IADD; v6's first warp_reduce
 reduce-add-sync; 07; checker/unusual/ex07/reduce_add_sync.cu; grep:SHFL|REDUX; v6 with __reduce_add_sync
+ex09-max; 09; solutions/ex09_beyond_sum.cu#MaxOp7Element; loop; the grid-stride loop of reduce_max
+ex09-dot; 09; solutions/ex09_beyond_sum.cu#SumOp7Product; loop; the grid-stride loop of dot_product
 BOXES
 }
 
@@ -32,7 +34,8 @@ nvcc_version() { ${NVCC:-nvcc} --version | sed -n 's/.*release [0-9.]*, V\([0-9.
 
 # The disassembly of SOURCE's kernel, one "ADDRESS PREDICATE INSTRUCTION" line per instruction.
 disassemble() {
-    local nn=$1 src=$2 name=$3 include=()
+    local nn=$1 src=${2%%#*} name=$3 kernel=${2#*#} include=()
+    [ "$kernel" = "$2" ] && kernel=""
     if [ "${src#float:}" != "$src" ]; then
         sed -E -f checker/bench/as_float.sed "${src#float:}" >"$work/$name.cu" || return 1
         src="$work/$name.cu"
@@ -42,7 +45,8 @@ disassemble() {
     ${NVCC:-nvcc} -arch="$arch" -O3 -cubin "${include[@]}" -o "$work/$name.cubin" "$src" >"$work/$name.log" 2>&1 ||
         { say "sass.sh: $src did not compile for $arch:"; head -n 5 "$work/$name.log"; return 1; }
     cuobjdump -sass "$work/$name.cubin" |
-        awk '/^[ \t]*\/\*[0-9a-f]+\*\// {
+        awk -v kernel="$kernel" '/Function :/ { keep = index($0, kernel) > 0 }
+             keep && /^[ \t]*\/\*[0-9a-f]+\*\// {
                  line = $0; sub(/;.*/, ";", line); sub(/^[ \t]*/, "", line)
                  addr = substr(line, 1, 8); rest = substr(line, 9); sub(/^[ \t]*/, "", rest)
                  pred = ""
@@ -75,7 +79,8 @@ box() {
     while IFS=';' read -r name nn src how what; do
         [ "$name" = "$1" ] || continue
         nn=${nn# } src=${src# } how=${how# } what=${what# }
-        say "$what: ${src#float:}${src%%:*}, $arch, nvcc $(nvcc_version)" | sed 's/\.cufloat,/.cu on floats,/; s/\.cu[^,]*,/.cu,/'
+        say "$what: ${src#float:}${src%%:*}, $arch, nvcc $(nvcc_version)" |
+            sed 's/\.cufloat,/.cu on floats,/; s/\.cu[^,]*,/.cu,/'
         disassemble "$nn" "$src" "$name" | select_lines "$how"
         return
     done < <(boxes)

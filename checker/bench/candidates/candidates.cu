@@ -7,8 +7,8 @@
 //                                                      (--check: run each row once and check it, no timing)
 //   candidates --profile LOG2                          run the kernels that the lessons profile once each,
 //                                                      for ncu; prints "profile: LABEL" in launch order
-//   candidates --smem                                  what the runtime answers to launches that ask for
-//                                                      too much dynamic shared memory
+//   candidates --smem                                  the device's limits per SM, and what the runtime
+//                                                      answers to launches with too much dynamic shared memory
 //
 // The method and its code are `make bench`'s (checker/bench/bench.cu, included whole): events, warm-up,
 // medians of repeats queued behind a busy GPU, the L2 flushed before every repeat, every result checked.
@@ -259,6 +259,13 @@ static void run_smem()
     CHECK(cudaGetDevice(&device));
     CHECK(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlock, device));
     CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    int sms = 0, threads = 0, blocks = 0, per_sm = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    CHECK(cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, device));
+    CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    printf("device: %d SMs; per SM at most %d threads, %d blocks, %d bytes of shared memory\n", sms, threads, blocks,
+           per_sm);
     printf("smem: cudaDevAttrMaxSharedMemoryPerBlock %d, cudaDevAttrMaxSharedMemoryPerBlockOptin %d\n", per_block,
            optin);
     int *d_out;
