@@ -13,6 +13,10 @@
 #   checker/scripts/device-lessons.sh              all of it (needs a GPU, and ncu for step 3)
 #   checker/scripts/device-lessons.sh --emu-only   builds for the emulator and runs steps 1 and 2 there at
 #                                                  small sizes, checking every result (no GPU, no timing)
+#   checker/scripts/device-lessons.sh --build-only builds the GPU program (sm_90 where there is no GPU)
+#                                                  into build/gpu/device-lessons/ and stops: build it here,
+#   checker/scripts/device-lessons.sh --prebuilt   then carry that folder to the GPU machine and run it
+#                                                  there without building (minutes of GPU time saved)
 set -u
 cd "$(dirname "$0")/../.."
 . checker/scripts/lib.sh
@@ -21,12 +25,16 @@ cd "$(dirname "$0")/../.."
 if [ -z "${GPU_NVCCFLAGS:-}" ]; then
     exec make -s --no-print-directory --eval "device-lessons-env: ; @checker/scripts/device-lessons.sh $*" device-lessons-env
 fi
-backend=gpu
-[ "${1:-}" = --emu-only ] && backend=emu
+backend=gpu mode=${1:-all}
+[ "$mode" = --emu-only ] && backend=emu
 out=${OUT:-$BUILD/device-lessons}
 logs=$(mktemp -d)
 work="$BUILD/$backend/device-lessons"
-rm -rf "$work"
+if [ "$mode" = --prebuilt ] && [ ! -x "$work/candidates" ]; then
+    say "--prebuilt: $work/candidates is missing: run device-lessons.sh --build-only first, and carry $work."
+    exit 2
+fi
+[ "$mode" = --prebuilt ] || rm -rf "$work"
 mkdir -p "$out" "$work"
 [ -d .deps ] && export PATH="$PWD/.deps/bin:$PATH"
 export NO_COLOR=1
@@ -78,13 +86,17 @@ build() {
 
 {
     echo "=== device-lessons.sh on $backend, $(date -u +%Y-%m-%dT%H:%MZ)"
-    [ $backend = gpu ] && nvidia-smi -L
+    [ $backend = gpu ] && [ "$mode" != --build-only ] && nvidia-smi -L
     $NVCC --version | tail -n 2
 } 2>&1 | tee "$logs/summary.txt"
-if ! build >"$logs/build.log" 2>&1; then
+if [ "$mode" != --prebuilt ] && ! build >"$logs/build.log" 2>&1; then
     say "The candidates did not build:"; tail -n 25 "$logs/build.log"
     pack
     exit 1
+fi
+if [ "$mode" = --build-only ]; then
+    say "Built $work/candidates; run \`checker/scripts/device-lessons.sh --prebuilt\` on the GPU machine."
+    exit 0
 fi
 
 if [ $backend = emu ]; then
