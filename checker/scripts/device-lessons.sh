@@ -145,7 +145,7 @@ checker/scripts/sass.sh --check >"$logs/sass-check.txt" 2>&1
     cat "$logs/timings.txt"
     echo; cat "$logs/smem.txt"
     echo; cat "$logs/profile.txt"
-    echo; tail -n 1 "$logs/sass-check.txt"
+    echo; tail -n 3 "$logs/sass-check.txt"
 } | tee -a "$logs/summary.txt"
 cp "$logs/summary.txt" "$out/"
 pack
