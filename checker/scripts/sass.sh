@@ -44,14 +44,15 @@ disassemble() {
     fi
     ${NVCC:-nvcc} -arch="$arch" -O3 -cubin "${include[@]}" -o "$work/$name.cubin" "$src" >"$work/$name.log" 2>&1 ||
         { say "sass.sh: $src did not compile for $arch:"; head -n 5 "$work/$name.log"; return 1; }
-    cuobjdump -sass "$work/$name.cubin" |
-        awk -v kernel="$kernel" '/Function :/ { keep = index($0, kernel) > 0 }
+    cuobjdump -sass "$work/$name.cubin" >"$work/$name.sass" 2>&1 ||
+        { say "sass.sh: cuobjdump could not disassemble $src:"; head -n 3 "$work/$name.sass"; return 1; }
+    awk -v kernel="$kernel" '/Function :/ { keep = index($0, kernel) > 0 }
              keep && /^[ \t]*\/\*[0-9a-f]+\*\// {
                  line = $0; sub(/;.*/, ";", line); sub(/^[ \t]*/, "", line)
                  addr = substr(line, 1, 8); rest = substr(line, 9); sub(/^[ \t]*/, "", rest)
                  pred = ""
                  if (rest ~ /^@/) { pred = rest; sub(/ .*/, "", pred); sub(/^@[!A-Z0-9]+ +/, "", rest) }
-                 if (rest !~ /^NOP/) printf "%s %5s %s\n", addr, pred, rest }'
+                 if (rest !~ /^NOP/) printf "%s %5s %s\n", addr, pred, rest }' "$work/$name.sass"
 }
 
 # The lines of one box, cut out of the disassembly on stdin.
@@ -117,9 +118,10 @@ check() {
 }
 
 mkdir -p "$work"
-if ! command -v cuobjdump >/dev/null 2>&1; then
-    say "sass.sh needs cuobjdump, the CUDA toolkit's disassembler, and it is not on PATH. A toolkit without"
-    say "it: pip install nvidia-cuda-cuobjdump, then add the bin folder it installs to PATH."
+if ! command -v cuobjdump >/dev/null 2>&1 || ! command -v nvdisasm >/dev/null 2>&1; then
+    say "sass.sh needs cuobjdump and nvdisasm, the CUDA toolkit's disassemblers, and they are not on PATH."
+    say "A toolkit without them: pip install --target DIR nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, then"
+    say "add DIR/nvidia/cu13/bin to PATH (.ci/run does this)."
     exit 2
 fi
 case "${1:-}" in

@@ -225,10 +225,10 @@ lesson_check() {   # LABEL LOG COMMAND...: one verdict from the command's exit s
     fi
 }
 lesson_check "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check
-if command -v cuobjdump >/dev/null 2>&1; then
+if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
     lesson_check "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
 else
-    verdict "${DIM}-${RESET}" "SASS boxes ${DIM}(not compared: cuobjdump is not on PATH; pip install nvidia-cuda-cuobjdump)${RESET}"
+    verdict "${DIM}-${RESET}" "SASS boxes ${DIM}(not compared: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
 fi
 candidates_apply() {
     local patch
