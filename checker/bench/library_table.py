@@ -41,8 +41,12 @@ def parse(lines):
 
 
 def main():
-    with open(sys.argv[1]) as f:
-        times, gpu, empty = parse(f.readlines())
+    try:
+        with open(sys.argv[1]) as f:
+            times, gpu, empty = parse(f.readlines())
+    except OSError as e:
+        print(f"No table: {e.strerror} ({sys.argv[1]}); `make bench` did not finish (see its step above).")
+        return 1
     print(gpu)
     if empty:
         print(empty)
@@ -59,7 +63,8 @@ def main():
     if missing:
         print("  (the bench did not reach " + ", ".join("2^%d %ss" % c for c in missing) +
               ": less free GPU memory, or the run was cut short)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

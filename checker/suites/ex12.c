@@ -159,7 +159,7 @@ static void expect_norm(size_t n, uint64_t salt, usage *u)
     double squares;
     harness_dot_floats(h, h, n, &squares);
     double expected = sqrt(squares);
-    double tol = n ? harness_tree_sum_tolerance(n, squares) / expected + HARNESS_FLOAT_UNIT * expected : 0;
+    double tol = expected > 0 ? harness_tree_sum_tolerance(n, squares) / expected + HARNESS_FLOAT_UNIT * expected : 0;
     float got = run_float_fn(FN_NORM, h, n, u).max;
     if (!(fabs((double)got - expected) <= tol)) {
         char have[48], why[320];
