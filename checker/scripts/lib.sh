@@ -33,11 +33,12 @@ solution_file() {
     file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/$(basename "$file")"
 }
 
-# A one-line title: the first line of the lesson, without its '#'.
+# A one-line title: the lesson's first "# " heading, without its '#' (its first line links to the
+# lesson's other edition).
 exercise_title() {
     local dir
     dir=$(exercise_dir "$1")
-    head -n 1 "$dir/lesson.md" 2>/dev/null | sed 's/^#* *//'
+    sed -n 's/^# \{1,\}//p' "$dir/lesson.md" 2>/dev/null | head -n 1
 }
 
 say() { printf '%s\n' "$*"; }
