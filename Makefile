@@ -43,12 +43,26 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/co
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
-.PHONY: help deps checker reset hint solution watch predict editor $(EXERCISE_GOALS) check test bench metrics grade-file
+# The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
+EXERCISE_GOALS := $(sort $(foreach d,$(wildcard exercises/[0-9][0-9]-*/),ex$(firstword $(subst -, ,$(notdir $(d:/=))))))
+ACTIONS := reset hint solution watch predict
+# `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
+ACTION := $(firstword $(filter $(ACTIONS),$(MAKECMDGOALS)))
+
+# At a terminal, a grade that failed ends with its own report, not with make's "*** [...] Error 1" after
+# it: the status of the learner's commands is ignored there (and -s keeps make from saying so). In
+# scripts (stderr not a terminal) make exits 2 when they fail, as usual.
+LEARNER := $(if $(shell [ -t 2 ] && echo 1),-)
+ifneq ($(LEARNER),)
+MAKEFLAGS += -s
+endif
+
+.PHONY: help deps checker $(ACTIONS) editor $(EXERCISE_GOALS) check test bench metrics grade-file
 
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
 	@echo ""
-	@echo "  make exNN            build your exercise NN (01 to 11), run its hidden tests, show the report"
+	@echo "  make exNN            build your exercise NN ($(firstword $(EXERCISE_GOALS)) to $(lastword $(EXERCISE_GOALS))), run its hidden tests, show the report"
 	@echo "  make check           grade every exercise and show your progress"
 	@echo "  make watch           grade the first exercise not done each time you save it (make watch exNN: that one)"
 	@echo "  make hint exNN       the next hint of exercise NN, a question, one at a time"
@@ -74,20 +88,21 @@ deps:
 checker: deps
 	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
 
-# `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
-ACTION := $(firstword $(filter reset hint solution watch predict,$(MAKECMDGOALS)))
-EXERCISE_GOALS := ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11
-
 ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
-	@checker/scripts/grade.sh $(patsubst ex%,%,$@)
+	$(LEARNER)@checker/scripts/grade.sh $(patsubst ex%,%,$@)
 else
 $(EXERCISE_GOALS):
-	@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
+	$(LEARNER)@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
 $(ACTION):
-	@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),echo "There is no exercise called $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)): the exercises are ex01 to ex11."; exit 2,)
-	@$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,echo "Say which exercise, e.g. make $(ACTION) ex05."; exit 2))
+	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
 endif
+# Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
+# the action's own line has said it). Any other unknown goal too; a missing file is said as such.
+ex%:
+	$(LEARNER)@$(if $(ACTION),:,checker/scripts/goal.sh unknown $@ $@)
+.DEFAULT:
+	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER))@checker/scripts/goal.sh unknown $@ $(MAKECMDGOALS)
 
 # clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
 editor:
@@ -96,7 +111,7 @@ compile_commands.json:
 	@checker/scripts/editor.sh --quiet
 
 check: checker
-	@checker/scripts/check-all.sh
+	$(LEARNER)@checker/scripts/check-all.sh
 
 test: checker
 	@checker/scripts/selftest.sh

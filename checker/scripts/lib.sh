@@ -42,6 +42,24 @@ exercise_title() {
 
 say() { printf '%s\n' "$*"; }
 
+# At a terminal, names a step that may take a while ("Compiling ...") until the next line replaces it.
+progress_note() { [ -t 1 ] && printf '%s%s%s\r' "$DIM" "$*" "$RESET"; return 0; }
+progress_done() { [ -t 1 ] && printf '\033[K'; return 0; }
+
+# nvcc_warnings SOURCE LOG: nvcc's warnings about SOURCE in LOG, each once, as "SOURCE:LINE: text" with the
+# line of code under it. nvcc writes each twice (host and device passes) as "SOURCE(LINE): warning #N-D:
+# text", with its own, preprocessed, copy of the line; the learner's own line is the one to show.
+nvcc_warnings() {
+    local src=$1 log=$2 line text code
+    sed -n 's/^\(.*\)(\([0-9][0-9]*\)): warning #[0-9A-Z-]*: \(.*\)$/\1|\2|\3/p' "$log" |
+        awk -F'|' -v src="$src" '$1 == src && !seen[$2 "|" $3]++ { print $2 "|" $3 }' | head -n 8 |
+        while IFS='|' read -r line text; do
+            code=$(sed -n "${line}p" "$src" | sed 's/^[[:space:]]*//' | cut -c1-88)
+            say "  $src:$line: $text"
+            [ -n "$code" ] && say "      $code"
+        done
+}
+
 # True when the learner's file is still the starting file as committed (nothing to grade as progress).
 is_starting_file() {
     git show "HEAD:$1" 2>/dev/null | cmp -s - "$1"

@@ -37,7 +37,11 @@ static float run_op(enum op op, const float *a, const float *b, size_t n, char *
 {
     snprintf(what, what_len, "%s(n = %zu)", OP_NAME[op], n);
     dev_buffer da = dev_input_floats(a, n, guard_for(op)), db = {0}, out = dev_output_floats(1);
-    if (op == OP_DOT) db = dev_input_floats(b, n, guard_for(op));
+    if (op == OP_DOT) {
+        db = dev_input_floats(b, n, guard_for(op));
+        dev_name(&da, "d_a");
+        dev_name(&db, "d_b");
+    }
     if (op == OP_MAX) reduce_max(dev_ptr(&da), dev_ptr(&out), (int)n);
     else if (op == OP_MIN) reduce_min(dev_ptr(&da), dev_ptr(&out), (int)n);
     else dot_product(dev_ptr(&da), dev_ptr(&db), dev_ptr(&out), (int)n);
