@@ -63,10 +63,11 @@ void harness_explain_float(double expected, float actual, float guard, char *buf
         return;
     }
     if (isinf(expected) && (actual == FLT_MAX || actual == -FLT_MAX)) {
-        snprintf(buf, len, "it is %sFLT_MAX, the largest finite float, where %sinf belongs: an accumulator "
-                 "that starts at %sFLT_MAX keeps that start value when no element replaces it, so the "
-                 "identity is the infinity, not the largest float", actual < 0 ? "-" : "",
-                 expected < 0 ? "-" : "+", actual < 0 ? "-" : "");
+        const char *sign = actual < 0 ? "-" : "";
+        snprintf(buf, len, "it is %sFLT_MAX, the %s finite float, where %sinf belongs: an accumulator that "
+                 "starts at %sFLT_MAX keeps that value when no element replaces it (no element at all, or "
+                 "only infinities or NaNs), so its start, the identity, must be %sINFINITY", sign,
+                 actual < 0 ? "lowest" : "highest", expected < 0 ? "-" : "+", sign, expected < 0 ? "-" : "");
         return;
     }
     if (isinf(expected) && !isnan(actual) && actual != expected) {

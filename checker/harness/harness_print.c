@@ -212,24 +212,20 @@ static void print_failure(const char *msg)
     for (int i = 0; i < m.nplain; i++) print_wrapped(NULL, m.plain[i], m.plain_len[i]);
     for (int i = 0; i < m.nfound; i++) {
         const finding *f = &m.found[i];
-        int place_len, other_len, same_place = 0;
-        const char *place = tag_place(f, &place_len);
-        for (int j = 0; j < i && place_len; j++) {
-            const char *other = tag_place(&m.found[j], &other_len);
-            same_place |= other_len == place_len && !strncmp(other, place, (size_t)place_len);
-        }
         if (shown_before('f', f->tag, (size_t)f->tag_len)) {
             print_same(f);
-        } else if (same_place) {
-            char noun[600];
-            snprintf(noun, sizeof noun, "%.*s", tag_noun_len(f), f->tag);
-            print_sentence("Also a %s at the same line%s.", noun, "");
-        } else {
-            char text[2400];
-            snprintf(text, sizeof text, "%.*s%s%.*s%s%.*s", place_len, place, place_len ? ": " : "", f->body_len,
-                     f->body, f->more ? " " : "", f->more_len, f->more ? f->more : "");
-            print_wrapped(NULL, text, (int)strlen(text));
+            continue;
         }
+        /* "file:line: Race inside a warp: in kernel ..., block ..., thread ...: what happened." */
+        int place_len;
+        const char *place = tag_place(f, &place_len);
+        char text[2400];
+        int n = snprintf(text, sizeof text, "%.*s%s%.*s: %.*s%s%.*s", place_len, place, place_len ? ": " : "",
+                         tag_noun_len(f), f->tag, f->body_len, f->body, f->more ? " " : "", f->more_len,
+                         f->more ? f->more : "");
+        size_t noun_at = place_len ? (size_t)place_len + 2 : 0;
+        if (n > 0 && noun_at < sizeof text && text[noun_at] >= 'a' && text[noun_at] <= 'z') text[noun_at] -= 'a' - 'A';
+        print_wrapped(NULL, text, (int)strlen(text));
     }
     if (m.hint) {
         if (shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped("Hint:", "the same question as above.", 27);

@@ -63,7 +63,8 @@ count=$(printf '%s\n' "$hints" | grep -c .)
 
 # Where the run of hints stands: start (1-based) and shown; a new symptom starts a new run at its hint.
 state_file="$STATE_DIR/hints/ex$nn"
-read -r start shown _ <"$state_file" 2>/dev/null
+start="" shown=""
+[ -f "$state_file" ] && read -r start shown _ <"$state_file"
 case ${shown:-x} in '' | *[!0-9]*) shown=${start:-0} start=1 ;; esac   # the older one-number state: seen
 case ${start:-x} in '' | *[!0-9]*) start=1 ;; esac
 symptom=$(cat "$STATE_DIR/hints/ex$nn.symptom" 2>/dev/null)

@@ -33,11 +33,13 @@ solution_file() {
     file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/$(basename "$file")"
 }
 
-# A one-line title: the first line of the lesson, without its '#'.
+# A one-line title: the first line of the lesson, without its '#' and without an "Exercise NN:" in front
+# (the number is shown beside it), starting with a capital unless it starts with a version name (v1).
 exercise_title() {
     local dir
     dir=$(exercise_dir "$1")
-    head -n 1 "$dir/lesson.md" 2>/dev/null | sed 's/^#* *//'
+    head -n 1 "$dir/lesson.md" 2>/dev/null | sed -e 's/^#* *//' -e 's/^Exercise [0-9]*: *//' \
+        -e '/^v[0-9]/!s/^\(.\)/\U\1/'
 }
 
 say() { printf '%s\n' "$*"; }
@@ -60,9 +62,17 @@ nvcc_warnings() {
         done
 }
 
-# True when the learner's file is still the starting file as committed (nothing to grade as progress).
+# True when the learner's file is still the starting file as the course shipped it: the version of the
+# repository it was cloned from (so that a learner who commits their work is not "not started"), else
+# this clone's HEAD.
 is_starting_file() {
-    git show "HEAD:$1" 2>/dev/null | cmp -s - "$1"
+    local rev
+    for rev in '@{upstream}' HEAD; do
+        git rev-parse -q --verify "$rev" >/dev/null 2>&1 || continue
+        git show "$rev:$1" 2>/dev/null | cmp -s - "$1"
+        return
+    done
+    return 1
 }
 
 # Exits with status 2 and a sentence unless NN names an exercise; ACTION is the make target that was used
@@ -97,6 +107,30 @@ localize_object() {
     done
     objcopy "${keep[@]}" "$obj" || return 1
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
+}
+
+# ---- Grading a file as a learner would, without touching the real exercise -------------------------------
+
+# scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
+# exercise NN as `make exNN` does: the checker, the Makefile and the lessons linked from ROOT (default: this
+# one), a copy of the exercise's folder, and the checker's built objects linked read-only (the learner's
+# build goes to DIR/build). Prints the exercise file's path inside DIR, as the course ships it.
+scratch_copy() {
+    local dir=$1 nn=$2 root=${3:-$(pwd)} exdir rel real_build
+    real_build=$(cd "$root/$BUILD" && pwd)
+    rm -rf "$dir"
+    mkdir -p "$dir/exercises" "$dir/build/emu"
+    ln -s "$root/checker" "$dir/checker"
+    ln -s "$root/Makefile" "$dir/Makefile"
+    ln -s "$root/lessons" "$dir/lessons"
+    ln -s "$real_build/obj" "$dir/build/obj"
+    [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    exdir=$(cd "$root" && exercise_dir "$nn")
+    cp -R "$root/$exdir" "$dir/exercises/"
+    # The skeleton's name as committed (the learner's own copy may be the one deleted).
+    rel=$(cd "$root" && git ls-files "$exdir" 2>/dev/null | grep '\.cu$' | head -n 1)
+    [ -n "$rel" ] || rel=$(cd "$root" && exercise_file "$nn")
+    echo "$rel"
 }
 
 # ---- Corpus entries: a bug stored as a patch against a reference solution --------------------------------
