@@ -64,22 +64,23 @@ help:
 	@echo ""
 	@echo "  make exNN            build your exercise NN ($(firstword $(EXERCISE_GOALS)) to $(lastword $(EXERCISE_GOALS))), run its hidden tests, show the report"
 	@echo "  make check           grade every exercise and show your progress"
-	@echo "  make watch           grade the first exercise not done each time you save it (make watch exNN: that one)"
-	@echo "  make hint exNN       the next hint of exercise NN, a question, one at a time"
+	@echo "  make watch           grade the first exercise not done at each save (make watch exNN: that one)"
+	@echo "  make hint exNN       a hint for exercise NN's first failure, a question; again for the next one"
 	@echo "  make solution exNN   once NN passes: the reference solution, a diff against yours, what comes next"
 	@echo "  make predict exNN    before running NN: say which metric you expect to move; the report compares"
-	@echo "  make reset exNN      put exercise NN's starting file back (your version is kept in .state/backups/)"
-	@echo "  make editor          write compile_commands.json so that clangd (VS Code, Vim, Emacs) understands the .cu files"
+	@echo "  make reset exNN      put exercise NN's starting file back (yours is kept in .state/backups/)"
+	@echo "  make editor          write compile_commands.json, for clangd in VS Code, Vim or Emacs"
 	@echo "  make test            verify the course itself: every solution passes, every skeleton fails"
 	@echo "  make bench           on a GPU: time every version and yours beside CUB and a copy, ints and floats"
-	@echo "  make metrics         every version's counters on the emulator in one table, yours beside them (no GPU needed)"
+	@echo "  make metrics         every version's counters on the emulator, yours beside them (no GPU needed)"
 	@echo "  make gpu-compare     course developers, on a GPU: the emulator gives the same answers as the GPU"
 	@echo "  make ncu-compare     course developers, on a GPU: the emulator's metrics beside Nsight Compute's"
 	@echo "  make help            show this list"
 	@echo ""
 	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
 	@echo "make check FORMAT=tap (or xml) also writes one result file per exercise to $(BUILD)/results/;"
-	@echo "NO_COLOR=1 turns colours off. make exits 0 when all it was asked passed, else 2 (README: \"Exit status\")."
+	@echo "NO_COLOR=1 turns colours off. Inside an exercise's folder, make grades that exercise."
+	@echo "In scripts, make exits 0 when all it was asked passed, else 2 (README: \"Exit status\")."
 	@echo "This machine grades on: $(BACKEND)$(if $(filter emu,$(BACKEND)), (the emulator on CPU))."
 
 deps:
@@ -98,11 +99,13 @@ $(ACTION):
 	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
 endif
 # Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
-# the action's own line has said it). Any other unknown goal too; a missing file is said as such.
+# the action's own line has said it). Any other unknown goal too. (A file that is not a goal and has no
+# rule is left to whatever needs it: a missing header makes its compiler say so; a missing dependency
+# file, build/emu/*.d, is simply not there yet.)
 ex%:
-	$(LEARNER)@$(if $(ACTION),:,checker/scripts/goal.sh unknown $@ $@)
+	$(LEARNER)@$(if $(ACTION),:,checker/scripts/goal.sh unknown $@)
 .DEFAULT:
-	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER))@checker/scripts/goal.sh unknown $@ $(MAKECMDGOALS)
+	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER)@checker/scripts/goal.sh unknown $@,@:)
 
 # clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
 editor:

@@ -144,10 +144,8 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
 static const char *not_run_because(const harness_test *t, const char *backend)
 {
     if (t->needs != NEEDS_NOTHING && !backend) return "skipped: no device";
-    if (t->needs == NEEDS_GPU && backend_is_emulator())
-        return "run on a GPU only: it needs more than the emulator can hold";
-    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator())
-        return "graded by the emulator's metrics: the emulator run below checks it";
+    if (t->needs == NEEDS_GPU && backend_is_emulator()) return "GPU only: more than the emulator holds";
+    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return "graded by the emulator, below";
     return NULL;
 }
 
@@ -255,8 +253,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     else if (failed == 0)
         printf("%sAll %d tests pass: exercise %s is done.%s\n", GREEN, passed, ex->number, RESET);
     else if (passed == 0 && all_unwritten)
-        printf("0 of %d tests pass: exercise %s is not done yet; its lesson is %s.\n", ran, ex->number,
-               ex->lesson);
+        printf("0 of %d tests pass yet. The lesson is %s.\n", ran, ex->lesson);
     else
         printf("%d of %d tests pass. Fix the first %s✗%s above, then run `make ex%s` again.\n", passed, ran,
                RED, RESET, ex->number);

@@ -209,6 +209,26 @@ static void print_failure(const char *msg)
         return;
     }
 
+    /* The same words as an earlier failure, only other numbers (another n, another block): one line. */
+    if (m.nfound == 0 && m.nplain > 0) {
+        char shape[4096];
+        size_t len = 0;
+        for (int i = 0; i < m.nplain && len < sizeof shape - 1; i++)
+            for (const char *c = m.plain[i]; c < m.plain[i] + m.plain_len[i] && len < sizeof shape - 1; c++)
+                if (!((*c >= '0' && *c <= '9') || (*c == '-' && c[1] >= '0' && c[1] <= '9')) ||
+                    !len || shape[len - 1] != '#')
+                    shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
+        if (shown_before('s', shape, len)) {
+            const char *close = memchr(m.plain[0], ')', (size_t)m.plain_len[0]);
+            int what = close ? (int)(close - m.plain[0] + 1) : 0;
+            char line[600];
+            if (what) snprintf(line, sizeof line, "The same failure as above, for %.*s.", what, m.plain[0]);
+            else snprintf(line, sizeof line, "The same failure as above.");
+            print_wrapped(NULL, line, (int)strlen(line));
+            if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped("Hint:", m.hint, m.hint_len);
+            return;
+        }
+    }
     for (int i = 0; i < m.nplain; i++) print_wrapped(NULL, m.plain[i], m.plain_len[i]);
     for (int i = 0; i < m.nfound; i++) {
         const finding *f = &m.found[i];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # goal.sh - one sentence for a make goal the Makefile has no rule for, instead of make's "No rule to make
 # target". The exercises are whatever folders exercises/NN-*/ exist.
-#   goal.sh unknown NAME [GOALS...]   NAME was asked for (it is one of GOALS) or is a missing file
+#   goal.sh unknown NAME              `make NAME`, which has no rule (ex5, ex12, chek)
 #   goal.sh action ACTION [WORDS...]  `make hint ex5`: WORDS are the other goals given with the action
 # Exit status: 2 (nothing was done).
 set -u
@@ -42,18 +42,7 @@ about_exercise() {
 }
 
 case "${1:-}" in
-unknown)
-    name=$2
-    shift 2
-    asked=0
-    for goal in "$@"; do [ "$goal" = "$name" ] && asked=1; done
-    if [ $asked = 0 ]; then
-        say "The file $name is missing, and the course's Makefile needs it: is the repository complete?"
-        say "(\`git status\` shows what changed.)"
-        exit 2
-    fi
-    about_exercise "$name"
-    ;;
+unknown) about_exercise "$2" ;;
 action)
     action=$2
     shift 2
@@ -63,6 +52,6 @@ action)
         for word in "$@"; do about_exercise "$word" "$action"; done
     fi
     ;;
-*) say "usage: goal.sh unknown NAME [GOALS...] | action ACTION [WORDS...]" ;;
+*) say "usage: goal.sh unknown NAME | action ACTION [WORDS...]" ;;
 esac
 exit 2

@@ -70,7 +70,7 @@ if [ $status -eq 0 ]; then
 else
     checker/scripts/progress.sh record "$nn" failing
     if is_starting_file "$file"; then
-        say "This is still the starting file: fill in the TODOs of $file, from TODO 1."
+        say "This is still the starting file: fill in its TODOs, from TODO 1, then run \`make ex$nn\` again."
     else
         say "Stuck? \`make hint ex$nn\` asks $(checker/scripts/hint.sh describe "$nn")."
     fi

@@ -102,7 +102,7 @@ run_entry() {
     fi
     needs=$(corpus_header "$entry" needs | paste -sd, -)
     if [ -n "$needs" ]; then
-        echo "WAIT $name: needs $needs (${why:-its report is right already}; report: $report)"
+        echo "WAIT $name: needs ${needs%% *} (${why:-its report is right already})"
     elif [ -n "$why" ]; then
         echo "FAIL $name: $why (report: $report)"
     else

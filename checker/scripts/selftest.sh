@@ -240,8 +240,8 @@ say "  realistic mistakes: $mistakes_ok reported as they should be, $mistakes_fa
 say ""
 if [ "$skipped" -gt 0 ]; then
     were=$([ "$skipped" = 1 ] && echo "was" || echo "were")
-    say "$(verification_s "$skipped") $were skipped or waiting, not passed ($skipped_tests kernel tests did not"
-    say "run): the lines marked - above say why."
+    say "$(verification_s "$skipped") $were skipped or waiting, not passed: the lines marked - above say why."
+    [ "$skipped_tests" -gt 0 ] && say "($skipped_tests kernel tests did not run.)"
 fi
 say "make test: $(verification_s "$total"): $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
