@@ -38,7 +38,9 @@ first_failure() {
 
 if [ "${1:-}" = record ]; then
     nn=$2 tap=$3
-    hint=$(first_failure "$tap" | symptom_hint "$nn")
+    failure=$(first_failure "$tap")
+    hint=""
+    [ -n "$failure" ] && hint=$(symptom_hint "$nn" <<<"$failure")
     if [ -n "$hint" ]; then echo "$hint" >"$STATE_DIR/hints/ex$nn.symptom"; else rm -f "$STATE_DIR/hints/ex$nn.symptom"; fi
     exit 0
 fi

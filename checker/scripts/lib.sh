@@ -42,7 +42,14 @@ exercise_title() {
         -e '/^v[0-9]/!s/^\(.\)/\U\1/'
 }
 
-say() { printf '%s\n' "$*"; }
+# Prints its arguments as one line; a longer one than 100 columns is broken between words, its later
+# lines indented as the first one is.
+say() {
+    local line="$*" indent
+    if [ "${#line}" -le 100 ]; then printf '%s\n' "$line"; return; fi
+    indent=${line%%[! ]*}
+    printf '%s\n' "$line" | fold -s -w $((100 - ${#indent})) | sed -e 's/ *$//' -e "2,\$s/^/$indent/"
+}
 
 # At a terminal, names a step that may take a while ("Compiling ...") until the next line replaces it.
 progress_note() { [ -t 1 ] && printf '%s%s%s\r' "$DIM" "$*" "$RESET"; return 0; }
