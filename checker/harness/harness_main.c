@@ -209,7 +209,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     for (const harness_test *t = ex->tests; t->name; t++) count++;
     harness_result *results = calloc((size_t)count + 1, sizeof *results);
     if (!results) return 2;
-    int ran = 0, failed = 0, skipped = 0, agreed = 0, all_unwritten = 1, listed = 0;
+    int ran = 0, failed = 0, skipped = 0, agreed = 0, all_unwritten = 1, listed = 0, timed_out = 0;
     double start = now_seconds();
     for (const harness_test *t = ex->tests; t->name; t++) {
         if (opt.only && !strstr(t->name, opt.only)) continue;
@@ -222,11 +222,23 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             fflush(stdout);
             continue;
         }
+        /* After a test that never finished, the later ones that run kernels would wait as long: one line
+         * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
+        if (timed_out && t->needs != NEEDS_NOTHING) {
+            char why[200];
+            snprintf(why, sizeof why, "Not run: an earlier test did not finish within %.0f seconds, and this "
+                     "one would wait as long.", timeout);
+            *r = (harness_result){.name = t->name, .outcome = HARNESS_FAILED, .message = strdup(why)};
+            ran++, failed++, all_unwritten = 0;
+            report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
+            continue;
+        }
         /* At a terminal, the test that is running is named until its line replaces it. */
         if (tty) printf("  %s… %s%s\r", DIM, t->name, RESET), fflush(stdout);
         *r = run_one(t, ex->number, timeout);
         if (tty) printf("\033[K");
         ran++;
+        timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
         if (r->outcome == HARNESS_PASSED && opt.second_opinion && t->needs != NEEDS_EMULATOR) {
             agreed++;
             continue;

@@ -209,8 +209,9 @@ static void print_failure(const char *msg)
         return;
     }
 
-    /* The same words as an earlier failure, only other numbers (another n, another block): one line. */
-    if (m.nfound == 0 && m.nplain > 0) {
+    /* The same words as an earlier failure, only other numbers (another n, another block): one line
+     * (a message of one line already is simply shown). */
+    if (m.nfound == 0 && m.nplain > 0 && (m.nplain > 1 || m.plain_len[0] > REPORT_WIDTH - REPORT_INDENT)) {
         char shape[4096];
         size_t len = 0;
         for (int i = 0; i < m.nplain && len < sizeof shape - 1; i++)
