@@ -3,10 +3,13 @@
 # suite, every skeleton must compile and fail it, every wrong kernel of the corpus (checker/corpus/) must be
 # caught with the diagnosis it names, every correct but unusual kernel (checker/unusual/) must pass, every
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
-# the learner's file unchanged, and the harness's and the emulator's own tests must pass. A table of caught
-# and missed per exercise follows the per-item lines. Last, `make bench`'s program is built from the
-# references (on ints, and on floats by checker/bench/as_float.sed) and each version's sums are checked.
-# On a GPU machine each verification runs on the GPU and on the emulator: a solution must pass both, and a
+# the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
+# through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
+# emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
+# on floats by checker/bench/as_float.sed) and each version's sums are checked.
+# Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
+# are the same verifications. A table of caught and missed per exercise follows.
+# On a GPU machine each kernel runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
 . checker/scripts/lib.sh
