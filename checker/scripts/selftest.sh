@@ -6,7 +6,9 @@
 # the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
 # emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
-# on floats by checker/bench/as_float.sed) and each version's sums are checked.
+# on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
+# and SASS boxes are compared with what their commands print now, and the measurement candidates of
+# checker/bench/candidates/ must still apply to the solutions.
 # Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
 # are the same verifications. A table of caught and missed per exercise follows.
 # On a GPU machine each kernel runs on the GPU and on the emulator: a solution must pass both, and a
@@ -126,14 +128,16 @@ run_item() {
 count=$(wc -l <"$items")
 bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
-total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends")))
+lesson_checks=3   # the lessons' ladders, SASS boxes and candidates (below)
+total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
 export -f run_item judge finished
 export items work total backends
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
 say "make test: $(verification_s "$total") ($count kernels, each on: $backends; $bad_count bad inputs;"
-say "$mistake_count realistic mistakes; the harness's, the emulator's and the benchmark's own checks),"
+say "$mistake_count realistic mistakes; the harness's, the emulator's and the benchmark's own checks; the"
+say "lessons' ladders, SASS boxes and candidates),"
 say "$jobs at a time. Each line appears as its verification ends."
 
 # The kernels that never return first: they run longest, and would otherwise finish last, alone.
@@ -224,6 +228,32 @@ for backend in $backends; do
     fi
 done
 
+# ---- The lessons' numbers and listings: each is what its command prints now ---------------------------------
+lesson_check() {   # LABEL LOG COMMAND...: one verdict from the command's exit status and last line
+    local label=$1 log=$2
+    shift 2
+    if "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "$label: $(tail -n 1 "$log")"
+    else
+        failed=$((failed + 1)); finished "${RED}✗${RESET}" "$label: $(tail -n 1 "$log") (log: $log)"
+    fi
+}
+lesson_check "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check
+if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
+    lesson_check "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
+else
+    skipped=$((skipped + 1))
+    finished "${DIM}-${RESET}" "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
+fi
+candidates_apply() {
+    local patch
+    for patch in checker/bench/candidates/*.patch; do
+        corpus_apply "$patch" "$work/candidates/$(basename "$patch" .patch).cu" || return 1
+    done
+    echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
+}
+lesson_check "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply
+
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
 say "The checker against the corpus (wrong kernels must be caught, unusual correct ones accepted):"
@@ -239,6 +269,7 @@ printf '  %-8s %7d %7d %8d   %9d %9d\n' total "$tc" "$tm" "$ts" "$ta" "$tr"
 say "  bad inputs: $bad_ok handled, $bad_failed not (each: a non-zero exit, one clear message, in time, the file unchanged)"
 say "  realistic mistakes: $mistakes_ok reported as they should be, $mistakes_failed not, $mistakes_waiting waiting"
 [ "$mistakes_waiting" -gt 0 ] && checker/scripts/mistakes.sh --waiting | sed 's/^/    waiting: /'
+
 
 say ""
 if [ "$skipped" -gt 0 ]; then
