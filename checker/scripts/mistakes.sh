@@ -38,7 +38,7 @@ case "${1:-}" in
 --waiting)
     for f in $(entries); do
         needs=$(corpus_header "$f" needs | paste -sd, -)
-        [ -n "$needs" ] && echo "$f (needs $needs)"
+        [ -n "$needs" ] && echo "$f needs $needs"
     done
     exit 0 ;;
 esac

@@ -135,10 +135,9 @@ mkdir -p "$work/verdicts"
 export -f run_item judge finished
 export items work total backends
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
-say "make test: $(verification_s "$total") ($count kernels, each on: $backends; $bad_count bad inputs;"
-say "$mistake_count realistic mistakes; the harness's, the emulator's and the benchmark's own checks; the"
-say "lessons' ladders, SASS boxes and candidates),"
-say "$jobs at a time. Each line appears as its verification ends."
+say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
+say "$backends), $bad_count bad inputs, $mistake_count realistic mistakes, and the harness's, the emulator's,"
+say "the benchmark's and the lessons' own checks."
 
 # The kernels that never return first: they run longest, and would otherwise finish last, alone.
 slow_first() { grep -n 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; grep -vn 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; }
@@ -266,9 +265,11 @@ for nn in $(exercise_numbers); do
     printf '  %-8s %7d %7d %8d   %9d %9d\n' "ex$nn" "$c" "$m" "$k" "$a" "$r"
 done
 printf '  %-8s %7d %7d %8d   %9d %9d\n' total "$tc" "$tm" "$ts" "$ta" "$tr"
-say "  bad inputs: $bad_ok handled, $bad_failed not (each: a non-zero exit, one clear message, in time, the file unchanged)"
+say "  bad inputs: $bad_ok handled, $bad_failed not (a non-zero exit, one clear message, in time, the file unchanged)"
 say "  realistic mistakes: $mistakes_ok reported as they should be, $mistakes_failed not, $mistakes_waiting waiting"
-[ "$mistakes_waiting" -gt 0 ] && checker/scripts/mistakes.sh --waiting | sed 's/^/    waiting: /'
+if [ "$mistakes_waiting" -gt 0 ]; then
+    while IFS= read -r line; do say "    waiting: $line"; done < <(checker/scripts/mistakes.sh --waiting)
+fi
 
 
 say ""
