@@ -274,5 +274,9 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
  * backend cannot count them: a GPU. Tests that grade how a library is used need the emulator. */
 int backend_take_activity(emu_activity *out);
 
+/* In a test's process: abort() (an uncaught C++ exception, a failed assert) fails the test with a sentence
+ * and the emulator's findings instead of crashing it (harness_abort.c; harness_capture_output calls it). */
+void harness_catch_abort(void);
+
 /* A count as a sentence says it: "once", "twice", "3 times". */
 void harness_times(uint64_t count, char *buf, size_t len);
