@@ -3,7 +3,8 @@
 //
 // Method (the device tool's METHOD.md): CUDA events around each run, warm-up first, the median of repeats,
 // the L2 cache flushed before every cold repeat (a warm figure beside it), results checked against a
-// host sum, and n * sizeof(element) counted as the bytes a reduction must move.
+// host sum, and n * sizeof(element) counted as the bytes a reduction must move. Beside that, thrust::reduce,
+// CUB and exercise 11 on the host's clock, the sum brought to the host included: what a caller waits.
 // The reference solutions are linked as ref_<name>, the learner's as my_<name>, and the references
 // rewritten to sum floats (checker/bench/as_float.sed) as flt_<name>; symbols are renamed by objcopy in
 // checker/scripts/bench.sh. A function that is not linked in is a null weak symbol, and its row is left out.
@@ -11,6 +12,7 @@
 // how `make test` runs this program on the emulator.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +20,8 @@
 #include <vector>
 #ifndef BENCH_NO_CUB
 #include <cub/device/device_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/reduce.h>
 #endif
 #include <cuda_runtime.h>
 
@@ -241,9 +245,81 @@ static timing time_it(F run, const T *d_result, double exact, flusher flush, boo
     return t;
 }
 
+#ifndef BENCH_NO_CUB
+// Times `sum`, which returns the sum on the host, with the host's clock: from the call until the value is
+// back, as a caller waits for it (launches, the library's allocations, the wait and the copy included).
+// Cold repeats flush the L2 first and wait for the flush before the clock starts.
+template <typename T, typename F> static timing time_on_host(F sum, double exact, flusher flush)
+{
+    timing t = {0, 0, true, ""};
+    T got = sum();  // warm-up: module load, first-touch
+    t.ok = right(got, exact);
+    if (!t.ok) {
+        describe_wrong(t.wrong, sizeof t.wrong, got, exact);
+        return t;
+    }
+    for (int cold = 1; cold >= 0; cold--) {
+        std::vector<float> us;
+        double spent = 0;
+        for (int rep = 0; rep < 30 && (rep < 5 || spent < 1e6); rep++) {
+            if (cold && flush.bytes) CHECK(cudaMemset(flush.d_buf, rep & 0xff, flush.bytes));
+            CHECK(cudaDeviceSynchronize());
+            auto start = std::chrono::steady_clock::now();
+            got = sum();
+            std::chrono::duration<double, std::micro> one = std::chrono::steady_clock::now() - start;
+            us.push_back((float)one.count());
+            spent += one.count();
+            if (!right(got, exact)) {
+                t.ok = false;
+                describe_wrong(t.wrong, sizeof t.wrong, got, exact);
+                return t;
+            }
+        }
+        (cold ? t.cold_us : t.warm_us) = median(us);
+    }
+    return t;
+}
+
+// The library as a caller uses it, on the host's clock: thrust::reduce returns the sum; CUB and exercise 11
+// leave it on the device, so their rows add the cudaMemcpy that brings it to the host.
+template <typename T>
+static void print_host_timed(const T *d_in, T *d_result, int n, double exact, flusher flush,
+                             void (*fastest)(const T *, T *, int), FILE *csv, int &wrong)
+{
+    auto copy_back = [&] { T v; CHECK(cudaMemcpy(&v, d_result, sizeof v, cudaMemcpyDeviceToHost)); return v; };
+    struct row { const char *name; timing t; };
+    std::vector<row> rows;
+    rows.push_back({"thrust::reduce", time_on_host<T>([&] { return thrust::reduce(thrust::device, d_in, d_in + n, T(0)); },
+                                                      exact, flush)});
+    rows.push_back({"CUB DeviceReduce + copy", time_on_host<T>([&] {
+                        CHECK(cub::DeviceReduce::Sum(d_cub_temp, cub_temp_bytes, d_in, d_result, n));
+                        return copy_back();
+                    }, exact, flush)});
+    if (fastest)
+        rows.push_back({"ex11 fastest + copy", time_on_host<T>([&] { fastest(d_in, d_result, n); return copy_back(); },
+                                                               exact, flush)});
+    printf("\n  As a caller sees it, on the host's clock: from the call until the sum is on the host.\n");
+    printf("  %-26s %11s %9s %8s %11s\n", "version", "cold (us)", "GB/s", "x CUB", "warm (us)");
+    double cub_us = rows[1].t.ok ? rows[1].t.cold_us : 0, bytes = (double)n * sizeof(T);
+    for (const row &r : rows) {
+        if (!r.t.ok) {
+            printf("  %-26s %s\n", r.name, r.t.wrong);
+            wrong++;
+        } else {
+            printf("  %-26s %11.1f %9.0f %8.2f %11.1f\n", r.name, r.t.cold_us, bytes / r.t.cold_us / 1e3,
+                   cub_us ? cub_us / r.t.cold_us : 0, r.t.warm_us);
+        }
+        if (csv)
+            fprintf(csv, "%d,%s,%s (host clock),%.2f,%.2f,%.1f,%d\n", n, type_name(T()), r.name, r.t.cold_us,
+                    r.t.warm_us, bytes / r.t.cold_us / 1e3, r.t.ok);
+    }
+}
+#endif
+
 // One table per size for element type T: every version, CUB and a copy of the same bytes.
 template <typename T>
-static int bench_type(const std::vector<version<T>> &versions, int max_log2, flusher flush, FILE *csv)
+static int bench_type(const std::vector<version<T>> &versions, int max_log2, flusher flush, FILE *csv,
+                      void (*fastest)(const T *, T *, int))
 {
     const char *type = type_name(T());
     size_t max_n = (size_t)1 << max_log2;
@@ -307,6 +383,11 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
         for (size_t k = 0; k < versions.size(); k++) print_row(versions[k].name, times[k]);
         print_row("CUB DeviceReduce", cub);
         print_row("copy (reference)", copy);
+#ifndef BENCH_NO_CUB
+        print_host_timed(d_in, d_result, n, exact, flush, fastest, csv, wrong);
+#else
+        (void)fastest;
+#endif
     }
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_copy));
@@ -343,19 +424,21 @@ int main(int argc, char **argv)
                prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
         printf("An empty kernel takes %.1f us from launch to finish here, on an idle GPU: a program pays that\n"
                "once per launch it waits for. The times below leave it out (each run is queued behind a busy\n"
-               "GPU), so they compare the kernels' own work; at small n, add it to see what a program waits.\n",
+               "GPU), so they compare the kernels' own work; at small n, add it to see what a program waits.\n"
+               "The second table of each size is on the host's clock: what a caller of thrust::reduce waits,\n"
+               "launches, the library's allocations and the copy of the sum to the host included.\n",
                empty.warm_us);
     }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv) fprintf(csv, "n,type,version,cold_us,warm_us,gbps,ok\n");
 
     if (!check_only) printf("\n=== Sums of ints (values in [-4, 3], checked exactly)\n");
-    int wrong = bench_type(int_versions(), max_log2, flush, csv);
+    int wrong = bench_type(int_versions(), max_log2, flush, csv, ref_reduce_fastest);
     if (!check_only)
         printf("\n=== Sums of floats (values in (0, 1), checked to within 2^-10 of the exact sum)\n"
                "The references here are the int ones with float data (checker/bench/as_float.sed); your kernels\n"
                "take ints, so only your exercise 10, which sums floats, appears in this half.\n");
-    wrong += bench_type(float_versions(), max_log2, flush, csv);
+    wrong += bench_type(float_versions(), max_log2, flush, csv, flt_reduce_fastest);
     if (csv) fclose(csv);
     if (check_only) printf("bench --check: %d wrong results\n", wrong);
     return wrong ? 1 : 0;

@@ -118,4 +118,20 @@ int emu_findings_take(char *buf, size_t len);
 /* The metrics summed over the launches since the last call. */
 void emu_metrics_take(emu_metrics *out);
 
+/* ---- What the host asked of the runtime (owned by the runtime), for tests of how a program uses it ---- */
+
+typedef struct emu_activity {
+    uint64_t allocations;       /* device memory: cudaMalloc, cudaMallocAsync, cudaMallocManaged, cudaMallocPitch */
+    uint64_t allocated_bytes;   /* their sizes, summed */
+    uint64_t frees;             /* cudaFree, cudaFreeAsync */
+    uint64_t host_waits;        /* calls that return only once the device has done the work queued before them:
+                                 * cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, cudaFree, and
+                                 * copies without Async (but from device to device, which the host only queues) */
+    uint64_t launches;          /* kernels launched */
+    uint64_t default_stream_launches;  /* of those, on the default stream (0, cudaStreamLegacy, cudaStreamPerThread) */
+} emu_activity;
+
+/* The counts since the last call. */
+void emu_activity_take(emu_activity *out);
+
 #endif

@@ -87,7 +87,12 @@ static cudaError_t emu_alloc_checked(void **p, size_t size, enum emu_mem_kind ki
     }
     if (size == 0) { *p = NULL; return cudaSuccess; }
     err = emu_rt_mem_alloc(p, size, kind, who);
-    return err == cudaSuccess ? err : emu_rt_fail(err);
+    if (err != cudaSuccess) return emu_rt_fail(err);
+    if (kind == EMU_MEM_DEVICE || kind == EMU_MEM_MANAGED) {
+        emu_rt_activity.allocations++;
+        emu_rt_activity.allocated_bytes += size;
+    }
+    return cudaSuccess;
 }
 
 static cudaError_t emu_free_checked(void *p, enum emu_mem_kind kind, const char *who)
@@ -96,11 +101,20 @@ static cudaError_t emu_free_checked(void *p, enum emu_mem_kind kind, const char 
     if (err != cudaSuccess) return err;
     if (!p) return cudaSuccess;  /* cudaFree(0) is the classic way to start the runtime */
     err = emu_rt_mem_free(p, kind, who);
-    return err == cudaSuccess ? err : emu_rt_fail(err);
+    if (err != cudaSuccess) return emu_rt_fail(err);
+    if (kind == EMU_MEM_DEVICE) emu_rt_activity.frees++;
+    return cudaSuccess;
 }
 
 cudaError_t cudaMalloc(void **p, size_t size) { return emu_alloc_checked(p, size, EMU_MEM_DEVICE, "cudaMalloc"); }
-cudaError_t cudaFree(void *p) { return emu_free_checked(p, EMU_MEM_DEVICE, "cudaFree"); }
+
+/* cudaFree waits for the device to finish what was queued before it (cudaFreeAsync does not). */
+cudaError_t cudaFree(void *p)
+{
+    cudaError_t err = emu_free_checked(p, EMU_MEM_DEVICE, "cudaFree");
+    if (err == cudaSuccess && p) emu_rt_activity.host_waits++;
+    return err;
+}
 cudaError_t cudaMallocHost(void **p, size_t size) { return emu_alloc_checked(p, size, EMU_MEM_HOST, "cudaMallocHost"); }
 cudaError_t cudaFreeHost(void *p) { return emu_free_checked(p, EMU_MEM_HOST, "cudaFreeHost"); }
 
@@ -157,9 +171,19 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 
 /* ---- Copies and memsets ------------------------------------------------------------------------------ */
 
+/* A copy without Async returns once it is done, behind the work queued before it: the host has waited
+ * for the device. A copy from device to device is the exception: the host only queues it. */
+static cudaError_t emu_count_wait(cudaError_t err, const void *dst, const void *src, enum cudaMemcpyKind kind)
+{
+    int device_to_device = kind == cudaMemcpyDeviceToDevice ||
+        (kind == cudaMemcpyDefault && emu_mem_lookup((uintptr_t)dst, 1) && emu_mem_lookup((uintptr_t)src, 1));
+    if (err == cudaSuccess && !device_to_device) emu_rt_activity.host_waits++;
+    return err;
+}
+
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return emu_copy(dst, src, count, kind, "cudaMemcpy");
+    return emu_count_wait(emu_copy(dst, src, count, kind, "cudaMemcpy"), dst, src, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t s)
@@ -177,7 +201,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
                                    "cudaMemcpy2D");
         if (err != cudaSuccess) return err;
     }
-    return cudaSuccess;
+    return emu_count_wait(cudaSuccess, dst, src, kind);
 }
 
 static cudaError_t emu_memset(void *p, int value, size_t count, const char *who)
@@ -239,13 +263,15 @@ static cudaError_t emu_symbol_copy(const void *symbol, void *host, size_t count,
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
-    return emu_symbol_copy(symbol, (void *)src, count, offset, kind, 1, "cudaMemcpyToSymbol");
+    cudaError_t err = emu_symbol_copy(symbol, (void *)src, count, offset, kind, 1, "cudaMemcpyToSymbol");
+    return kind == cudaMemcpyDeviceToDevice ? err : emu_count_wait(err, NULL, src, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind)
 {
-    return emu_symbol_copy(symbol, dst, count, offset, kind, 0, "cudaMemcpyFromSymbol");
+    cudaError_t err = emu_symbol_copy(symbol, dst, count, offset, kind, 0, "cudaMemcpyFromSymbol");
+    return kind == cudaMemcpyDeviceToDevice ? err : emu_count_wait(err, dst, NULL, kind);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,

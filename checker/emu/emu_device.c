@@ -147,7 +147,11 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return emu_rt_status(); }
+cudaError_t cudaDeviceSynchronize(void)
+{
+    emu_rt_activity.host_waits++;
+    return emu_rt_status();
+}
 
 cudaError_t cudaDeviceReset(void)
 {

@@ -35,6 +35,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_LAUNCH] = "bad launch",
     [EMU_FD_GUARD_READ] = EMU_KIND_GUARD_READ,
     [EMU_FD_GUARD_WRITE] = EMU_KIND_GUARD_WRITE,
+    [EMU_FD_OOB_PARAM] = "read outside the kernel's parameters",
 };
 
 static const char *kind_noun(int kind)

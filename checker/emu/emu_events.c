@@ -97,6 +97,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
+    emu_rt_activity.host_waits++;
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
     return emu_check_stream(s, "cudaStreamSynchronize");
@@ -168,6 +169,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
+    emu_rt_activity.host_waits++;
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
     return emu_event(e, "cudaEventSynchronize") ? cudaSuccess : cudaErrorInvalidResourceHandle;

@@ -465,6 +465,10 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         }
         case EMU_OP_LD_PARAM: {
             unsigned sz = EMU_TSIZE(in->t);
+            if (in->mod == 1) {   /* at the offset a register holds: checked per lane */
+                if (!emu_ld_param_at(x, w, in, R, m, fr->f->param_bytes)) LEAVE(EMU_W_DONE);
+                break;
+            }
             for (int k = 0; k < in->nvec; k++) {
                 uint64_t v = 0;
                 size_t off = (size_t)in->imm + (size_t)k * sz;
@@ -483,7 +487,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         case EMU_OP_MATCH: emu_match(x, w, in, R, P, m); break;
         case EMU_OP_ACTIVEMASK: LANES(m, rd[l] = mask); break;
         case EMU_OP_WARPSYNC:
-            emu_check_members(x, w, in, U32(R[in->e + __builtin_ctz(m)]), m, "__syncwarp() (bar.warp.sync)");
+            emu_check_members(x, w, in, R, m, "__syncwarp() (bar.warp.sync)");
             w->wsync++;
             break;
 

@@ -98,6 +98,8 @@ static inline const emu_frame *emu_top_frame(const emu_warp *w) { return &w->fra
 int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
+/* ld.param [%rd+off] in a kernel: each lane reads the argument bytes at the offset its register holds. */
+int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes);
 void emu_flush_pending(emu_ctx *x);   /* at each barrier and block end */
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
@@ -108,7 +110,7 @@ void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
 void emu_vote(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m);
 void emu_redux(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 void emu_match(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m);
-int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t members, uint32_t m, const char *what);
+int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, const char *what);
 
 /* emu_exec_alu.c: one lane of a generic instruction. */
 uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
@@ -127,7 +129,7 @@ void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args)
 enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
        EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_BAR_DIVERGENT, EMU_FD_BAR_EXITED,
        EMU_FD_MEMBERS, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT,
-       EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE, EMU_FD_COUNT };
+       EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE, EMU_FD_OOB_PARAM, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
 /* fmt's text starts with emu_where's "file:line: in kernel ..." (the place the finding is filed under). */

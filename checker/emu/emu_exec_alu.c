@@ -499,6 +499,20 @@ uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_
         if (in->mod & 1) return (uint32_t)((v << n) >> 32);
         return (uint32_t)(v >> n);
     }
+    case EMU_OP_BMSK: {
+        /* The PTX ISA's semantics: b bits set from bit a. .wrap takes both mod 32; .clamp gives 0 for a
+         * start past bit 31 and runs a width of 32 or more, or past bit 31, to the top. */
+        uint32_t a1 = (uint32_t)a & 31, b1 = (uint32_t)b & 31, sum = a1 + b1;
+        uint32_t mask0 = ~0u << a1, mask1 = sum < 32 ? ~0u << sum : 0;
+        int overflow = sum >= 32;
+        if (in->mod == 1) {
+            if ((uint32_t)a >= 32) { overflow = 1; mask0 = 0; }
+            if ((uint32_t)b >= 32) overflow = 1;
+        }
+        if (overflow) mask1 = 0;
+        else if (b1 == 0) mask1 = ~0u;
+        return mask0 & ~mask1;
+    }
     case EMU_OP_SAD: {
         uint64_t d = sgn ? (sext(a, sz) > sext(b, sz) ? a - b : b - a) : (zext(a, sz) > zext(b, sz) ? a - b : b - a);
         return zext(c + d, sz);

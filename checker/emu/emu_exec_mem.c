@@ -92,6 +92,21 @@ static void uninit_global(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
                     where, n, (unsigned long long)(addr - a->base), a->size, a->what);
 }
 
+/* Whether a global load of nvec elements of sz bytes, whose written-flags start at wr, reads a value that
+ * nothing wrote. A 64-bit element with only some of its bytes written is a struct's padding copied along
+ * with its fields (Thrust's tuple<float, long> in max_element): the fields were written, so that one is not
+ * reported. */
+static int reads_never_written(const unsigned char *wr, unsigned sz, unsigned nvec)
+{
+    for (unsigned k = 0; k < nvec; k++, wr += sz) {
+        unsigned written = 0;
+        for (unsigned i = 0; i < sz; i++) written += wr[i] != 0;
+        if (written == sz) continue;
+        if (sz < 8 || written == 0) return 1;
+    }
+    return 0;
+}
+
 /* A harness's guard (emu_mem_guard): the access is inside the allocation, so a GPU runs on with whatever
  * the guard holds, but outside the array the program was given. Not fatal: the result then shows what a
  * GPU would give, and the harness explains it with this finding's place. */
@@ -367,8 +382,8 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         if (acc == ACC_STORE || acc == ACC_ATOMIC) {
             if (acc == ACC_ATOMIC) for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
             memset(wr, 1, n);
-        } else {
-            for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
+        } else if (reads_never_written(wr, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))) {
+            uninit_global(x, w, in, l, addr, n, a);
         }
     }
     return (uint8_t *)(uintptr_t)addr;
@@ -572,7 +587,8 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
     }
     if (al->written)
         for (int j = 0; j < cnt; j++)
-            if (has_zero_byte(al->written + (addr[j] - al->base), n)) {
+            if (has_zero_byte(al->written + (addr[j] - al->base), n) &&
+                reads_never_written(al->written + (addr[j] - al->base), sz, in->nvec)) {
                 uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
                 break;
             }
@@ -647,6 +663,36 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
     }
     count_access(x, ACC_STORE, gaddr, ng, soff, slane, ns, n);
+    return 1;
+}
+
+/* ---- Kernel parameters read through a register (CUB takes a parameter's address) ------------------- */
+
+int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes)
+{
+    unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
+    int sgn = EMU_TKIND(in->t) == EMU_K_S && sz < 8;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t off = R[in->a + l] + (uint64_t)in->imm;
+        if (off > param_bytes || n > param_bytes - off) {
+            if (emu_diag_first(EMU_FD_OOB_PARAM)) {
+                char where[800];
+                emu_where(x, w, l, in->loc, where, sizeof where);
+                emu_diag_report(EMU_FD_OOB_PARAM, "%s: a read of %u bytes at offset %lld of the kernel's parameters, "
+                                "which are %u bytes. The launch fails with cudaErrorIllegalAddress.",
+                                where, n, (long long)(int64_t)off, param_bytes);
+            }
+            emu_fatal(x, 700);
+            return 0;
+        }
+        for (int k = 0; k < in->nvec; k++) {
+            uint64_t v = 0;
+            memcpy(&v, x->params + off + (uint64_t)k * sz, sz);
+            if (sgn) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
+            R[in->v[k] + l] = v;
+        }
+    }
     return 1;
 }
 

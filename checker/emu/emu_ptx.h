@@ -18,7 +18,7 @@
  *   opcode          PTX                                meaning
  */
 #define EMU_OPCODES(X) \
-    X(NOP,          "membar fence pragma",            "no effect in a sequential emulator") \
+    X(NOP,          "membar fence pragma griddepcontrol", "no effect in a sequential emulator") \
     X(UNSUPPORTED,  "anything else",                  "a finding naming the instruction, then error 715") \
     /* control */ \
     X(BRA,          "bra[.uni] L",                     "branch; divergence pushes the SIMT stack, lanes meet at the post-dominator") \
@@ -35,7 +35,7 @@
     /* moves and addresses */ \
     X(MOV,          "mov d, a",                        "copy a slot (registers, immediates, specials are all slots)") \
     X(MOV_PRED,     "mov.pred",                        "copy a predicate") \
-    X(PRED_CONST,   "mov.pred p, 0|1",                 "set a predicate to a constant (imm)") \
+    X(PRED_CONST,   "mov.pred p, imm",                 "set a predicate to a constant: 0 false, any other true (imm)") \
     X(SREG_DYN,     "mov d, %clock...",                "a special register that changes while running") \
     X(PACK,         "mov.b64 d, {a,b}",                "pack 2 or 4 parts into one register") \
     X(UNPACK,       "mov.b64 {a,b}, d",                "split a register into 2 or 4 parts") \
@@ -84,9 +84,11 @@
     X(SET,  "set.cmp.D.S", "compare into a register (all ones / 1.0f)") \
     X(SLCT, "slct.D.S d, a, b, c", "d = c >= 0 ? a : b") \
     X(PRED_AND, "and.pred", "") X(PRED_OR, "or.pred", "") X(PRED_XOR, "xor.pred", "") X(PRED_NOT, "not.pred", "") \
+    /* what the library kernels (CUB, Thrust) use beyond the course's own */ \
+    X(BMSK, "bmsk.{clamp,wrap}.b32 d, a, b", "a mask of b bits from bit a (mod 1: .clamp; radix sort's digits)") \
     /* memory */ \
     X(LD,       "ld[.space][.volatile][.vN].T",  "load, with bounds and initialisation checks") \
-    X(LD_PARAM, "ld.param (kernel)",             "read the launch's argument bytes (uniform)") \
+    X(LD_PARAM, "ld.param (kernel)",             "read the launch's argument bytes (mod 1: at a register's offset)") \
     X(ST,       "st[.space][.volatile][.vN].T",  "store, with bounds and race checks") \
     X(ATOM,     "atom[.space].op.T",             "add inc dec min max and or xor exch cas, lanes in order") \
     X(RED,      "red[.space].op.T",              "atom without a result") \

@@ -153,6 +153,9 @@ static int value(dctx *c, span o, int type, uint32_t *slot)
     if (!emu_ptx_lookup(c->p, s, n, &sym)) return emu_ptx_fail(c->p, "unknown name %.*s", n, s);
     if (sym.kind == EMU_SYM_REG) { *slot = (uint32_t)sym.value; return 1; }
     if (sym.kind == EMU_SYM_PRED) return emu_ptx_fail(c->p, "the predicate %.*s where a value is expected", n, s);
+    /* A kernel parameter's address (mov.b64 %rd, k_param_9, as CUB's select does): its offset in the
+     * launch's argument bytes, which ld.param [%rd+off] then reads. */
+    if (sym.kind == EMU_SYM_KPARAM) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_IMM, sym.value); return 1; }
     uint32_t base = sym_slot(c, &sym);
     if (i + 1 < o.e && teq(c, i + 1, "+")) { c->unsupported = 1; }
     *slot = base;
@@ -491,10 +494,14 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (t == EMU_T_PRED) {
             in.op = EMU_OP_MOV_PRED;
             if (!pred(c, o[0], &in.pd, NULL)) return 0;
-            /* mov.pred %p, 0 (or 1): nvcc emits constants for predicates that start false or true */
-            if (o[1].e == o[1].s + 1 && (teq(c, o[1].s, "0") || teq(c, o[1].s, "1"))) {
+            /* mov.pred %p, 0 (or 1, or -1 in CUB's kernels): nvcc emits constants for predicates that
+             * start false or true; any value but 0 is true */
+            int num = o[1].s + teq(c, o[1].s, "-");
+            if (o[1].e == num + 1 && isdigit((unsigned char)tok[num][0])) {
+                uint64_t v;
+                if (!parse_num(tok[num], tl[num], EMU_T_U64, &v)) return emu_ptx_fail(p, "bad predicate constant");
                 in.op = EMU_OP_PRED_CONST;
-                in.imm = teq(c, o[1].s, "1");
+                in.imm = v != 0;
                 return emit(f, &in);
             }
             if (!pred(c, o[1], &in.pc, NULL)) return 0;
@@ -541,6 +548,11 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
                 in.op = EMU_OP_LD_PARAM;
                 in.imm += (int64_t)symval;
             } else if (kind == EMU_SYM_FRAME) in.space = EMU_SP_LOCAL;
+            else if (kind == -1 && !is_st && f->is_entry) {
+                /* ld.param [%rd+off] in a kernel: %rd holds a parameter's offset (see value()) */
+                in.op = EMU_OP_LD_PARAM;
+                in.mod = 1;
+            } else if (kind == -1 && !f->is_entry) in.space = EMU_SP_LOCAL;   /* a .func's params: its frame */
             else return unsupported(c, &in, opi);
         }
         if (space == EMU_SP_CONST) in.space = EMU_SP_GLOBAL;
@@ -695,6 +707,21 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         in.op = M("and") ? EMU_OP_AND_B : M("or") ? EMU_OP_OR_B : EMU_OP_XOR_B;
         return emit(f, &in);
     }
+    /* ---- What the library kernels (CUB, Thrust) use beyond the course's own ---- */
+    /* griddepcontrol.wait / .launch_dependents (programmatic dependent launch): launches run one after
+     * another here, so the grid before has always finished and there is nothing to start early. */
+    if (M("griddepcontrol")) { in.op = EMU_OP_NOP; return emit(f, &in); }
+    if (M("bmsk")) {
+        /* bmsk.{clamp,wrap}.b32 d, a, b: CUB's radix sort builds its digit masks with it */
+        NEED(3);
+        if (t != EMU_T_B32) return unsupported(c, &in, opi);
+        for (int q = 1; q < np; q++) if (peq(parts[q], plen[q], "clamp")) in.mod = 1;
+        in.op = EMU_OP_BMSK;
+        V(0, t, &in.d); V(1, EMU_T_U32, &in.a); V(2, EMU_T_U32, &in.b);
+        if (c->unsupported) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+
     /* Arithmetic: d, a[, b[, c]]. */
     static const struct { const char *w; int op, nsrc; } ar[] = {
         {"add", EMU_OP_ADD, 2}, {"sub", EMU_OP_SUB, 2}, {"mul", EMU_OP_MUL, 2}, {"mad", EMU_OP_MAD, 3},

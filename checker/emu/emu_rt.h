@@ -52,6 +52,10 @@ void emu_rt_errors_reset(void);
 
 void emu_rt_metrics_add(const emu_metrics *m);
 
+/* ---- What the host asked (emu_activity.c): counted where each call succeeds ----------------------------- */
+
+extern emu_activity emu_rt_activity;
+
 /* ---- Device memory (emu_mem.c) ------------------------------------------------------------------------ */
 
 enum emu_mem_kind { EMU_MEM_DEVICE, EMU_MEM_HOST, EMU_MEM_MANAGED, EMU_MEM_MODULE };

@@ -375,6 +375,9 @@ static cudaError_t emu_launch_function(emu_rt_function *f, dim3 grid, dim3 block
         return emu_rt_fail(cudaErrorInvalidValue);
     }
 
+    emu_rt_activity.launches++;
+    if (stream == NULL || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+        emu_rt_activity.default_stream_launches++;
     emu_launch_result r;
     memset(&r, 0, sizeof r);
     emu_launch(k, (emu_dim3){grid.x, grid.y, grid.z}, (emu_dim3){block.x, block.y, block.z}, shared, args, &r);
@@ -435,4 +438,38 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
         }
     }
     return cudaLaunchKernel(func, grid, block, args, shared, stream);
+}
+
+static const char emu_msg_cluster[] =
+    "kernel %s was launched in thread block clusters of (%u, %u, %u); the emulator does not run clusters";
+
+/* The extensible launch (cudaLaunchKernelEx in C++), which CUB uses for programmatic dependent launch.
+ * Launches run one after another here, so the attributes that only change scheduling change nothing;
+ * a cooperative launch is checked as one, and a cluster of more than one block is refused. */
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    if (!config) return emu_rt_fail(cudaErrorInvalidValue);
+    int cooperative = 0;
+    for (unsigned i = 0; i < config->numAttrs && config->attrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        if (a->id == cudaLaunchAttributeCooperative) cooperative = a->val.cooperative != 0;
+        if (a->id == cudaLaunchAttributeClusterDimension &&
+            a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1) {
+            emu_rt_function *f = emu_rt_function_find(func);
+            cudaError_t err = cudaSuccess;
+            const emu_kernel *k = f ? emu_rt_function_kernel(f, &err) : NULL;
+            emu_finding(emu_msg_cluster, k ? emu_kernel_name(k) : "?", a->val.clusterDim.x, a->val.clusterDim.y,
+                        a->val.clusterDim.z);
+            return emu_rt_fail(cudaErrorNotSupported);
+        }
+    }
+    if (cooperative)
+        return cudaLaunchCooperativeKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                                           config->stream);
+    return cudaLaunchKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    return cudaLaunchKernelExC(config, func, args);
 }

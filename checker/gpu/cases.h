@@ -20,6 +20,8 @@
 void record(const char *name, const char *kind, int tol, const void *data, size_t count);
 /* Record a case that could not run, with the reason (a CUDA error string). */
 void record_error(const char *name, const char *what);
+/* Record a case whose solution is not linked in (not written yet, or not compiling). */
+void record_missing(const char *name, const char *function);
 
 /* Checks a CUDA call inside a case function (which returns void): on failure records the case as an
  * error and leaves the function, so one case that fails does not hide the others. */
@@ -80,5 +82,6 @@ void run_warp_cases(void);
 void run_warp_partial_cases(void);
 void run_atomic_cases(void);
 void run_printf_cases(void);
+void run_library_cases(void);   /* exercise 12: bmsk, CUB, Thrust and the ex12 solution */
 
 #endif

@@ -73,7 +73,7 @@ void record_error(const char *name, const char *what)
     cudaGetLastError();
 }
 
-static void record_missing(const char *name, const char *function)
+void record_missing(const char *name, const char *function)
 {
     fprintf(answers, "%s MISSING 0 0 %s\n", name, function);
 }
@@ -373,6 +373,7 @@ int main(int argc, char **argv)
         {"solutions", run_solution_cases}, {"float", run_float_cases}, {"int", run_int_cases},
         {"warp", run_warp_cases}, {"warp_partial", run_warp_partial_cases},
         {"atomic", run_atomic_cases}, {"printf", run_printf_cases},
+        {"library", run_library_cases},
     };
     for (auto &g : groups) {
         if (only && *only && !strstr(only, g.group))

@@ -19,3 +19,9 @@ int backend_take_metrics(emu_metrics *out)
     emu_metrics_take(out);
     return 1;
 }
+
+int backend_take_activity(emu_activity *out)
+{
+    emu_activity_take(out);
+    return 1;
+}

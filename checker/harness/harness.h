@@ -240,6 +240,11 @@ double harness_dot_floats(const float *a, const float *b, size_t n, double *abs_
 
 #define HARNESS_FLOAT_UNIT (1.0 / 16777216.0) /* u = 2^-24, the unit roundoff of float (round to nearest) */
 
+/* The rounding bound of a float sum of n terms (each rounded once, as a product is) added by a grid-stride
+ * loop of a few dozen terms per thread below a tree of log2(n) levels: any order a GPU reduction uses.
+ * abs_sum is the sum of the terms' magnitudes. */
+double harness_tree_sum_tolerance(size_t n, double abs_sum);
+
 #endif /* HARNESS_FLOATS_H */
 
 /* ---- One total (ex01, ex08, ex11: the whole sum in d_out[0]) ------------------------------------------- */
@@ -261,3 +266,17 @@ typedef struct total_spec {
  * for any wrong total but an accumulator not zeroed (a test that knows the likely cause better). */
 void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int calls, uint64_t salt,
                       const char *wrong_hint);
+
+/* ---- What the host side of the learner's code asked of the runtime (exercise 12) ----------------------- */
+
+/* The counts since the last call (see emu_activity in checker/emu/emu.h: allocations, waits for the
+ * device, launches and those on the default stream); out may be NULL to forget them. Returns 0 where the
+ * backend cannot count them: a GPU. Tests that grade how a library is used need the emulator. */
+int backend_take_activity(emu_activity *out);
+
+/* In a test's process: abort() (an uncaught C++ exception, a failed assert) fails the test with a sentence
+ * and the emulator's findings instead of crashing it (harness_abort.c; harness_capture_output calls it). */
+void harness_catch_abort(void);
+
+/* A count as a sentence says it: "once", "twice", "3 times". */
+void harness_times(uint64_t count, char *buf, size_t len);

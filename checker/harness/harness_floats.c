@@ -133,3 +133,14 @@ double harness_dot_floats(const float *a, const float *b, size_t n, double *abs_
     if (abs_sum) *abs_sum = mag;
     return isfinite(sum) ? sum + c : sum;
 }
+
+/* If no term passes through more than d additions on its way to the total, the error is at most about
+ * (d + 1) * u * sum |term| (Higham, "The accuracy of floating point summation", 1993, and his book's
+ * chapter 3). d + 1 = 8 * (log2(n) + 1) leaves room for a grid-stride loop of a few dozen terms per thread
+ * below a tree of log2(n) levels. A sum in the wrong order of elements, or of the wrong elements, is off by
+ * far more: about sqrt(n) / 3 for values in [-1, 1], against a bound of about n / 2^21 here. */
+double harness_tree_sum_tolerance(size_t n, double abs_sum)
+{
+    double levels = ceil(log2((double)n + 1)) + 1;
+    return 8 * levels * HARNESS_FLOAT_UNIT * abs_sum;
+}

@@ -104,6 +104,13 @@ void harness_explain_int(int expected, int actual, char *buf, size_t len)
     snprintf(buf, len, "it is off by %" PRId64, (int64_t)actual - (int64_t)expected);
 }
 
+void harness_times(uint64_t count, char *buf, size_t len)
+{
+    if (count == 1) snprintf(buf, len, "once");
+    else if (count == 2) snprintf(buf, len, "twice");
+    else snprintf(buf, len, "%" PRIu64 " times", count);
+}
+
 static const char *findings_suffix(char *buf, size_t len)
 {
     int n = backend_take_findings(buf, len);

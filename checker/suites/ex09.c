@@ -74,19 +74,9 @@ static void expect_extreme(enum op op, const float *h, size_t n, const char *inp
     }
 }
 
-/* The rounding bound of a float dot product. Each product a_i * b_i is rounded once, and then passes
- * through the additions on its way to the total: a grid-stride loop adds a few elements per thread, then
- * a tree adds the threads' sums, log2 of their number levels deep. If no element passes through more than
- * d additions, the error is at most about (d + 1) * u * sum |a_i b_i|, with u = 2^-24 (Higham, "The
- * accuracy of floating point summation", 1993, and his book's chapter 3). We take d + 1 = 8 * (log2(n) + 1),
- * room for a grid-stride loop of a few dozen elements per thread below a tree of log2(n) levels. A sum
- * in the wrong order of elements, or of the wrong elements, is off by far more: about sqrt(n) / 3 for
- * values in [-1, 1], against a bound of about n / 2^21 here. */
-static double dot_tolerance(size_t n, double abs_sum)
-{
-    double levels = ceil(log2((double)n + 1)) + 1;
-    return 8 * levels * HARNESS_FLOAT_UNIT * abs_sum;
-}
+/* The rounding bound of a float dot product: each product a_i * b_i is rounded once, then passes through
+ * the additions on its way to the total (harness_tree_sum_tolerance says how far that can take it). */
+static double dot_tolerance(size_t n, double abs_sum) { return harness_tree_sum_tolerance(n, abs_sum); }
 
 static void expect_dot(size_t n, uint64_t salt)
 {

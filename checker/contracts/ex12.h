@@ -1,0 +1,35 @@
+/* ex12.h - the functions the checker calls in exercise 12's file (force-included when it is compiled, so
+ * a changed signature is a compile error that names the line). The library does the reducing: Thrust for
+ * the first four, CUB for the last. d_in points to n device values (n from 0 to 2^31 - 1) and is left
+ * unchanged. */
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The smallest and the largest of some floats. */
+typedef struct float_range {
+    float min, max;
+} float_range;
+
+/* Returns the sum of d_in[0..n), 0 when n is 0, computed on the device with thrust::reduce. */
+int sum_thrust(const int *d_in, int n);
+
+/* Returns the largest of d_in[0..n), -INFINITY when n is 0, with thrust::reduce. d_in holds no NaN. */
+float max_thrust(const float *d_in, int n);
+
+/* Returns the Euclidean norm sqrt(d_in[0]^2 + ... + d_in[n-1]^2), 0 when n is 0, within float's rounding
+ * error of a tree of additions, in one pass over d_in with thrust::transform_reduce. */
+float norm_thrust(const float *d_in, int n);
+
+/* Returns the smallest and the largest of d_in[0..n) in one pass, {+INFINITY, -INFINITY} when n is 0.
+ * NaNs are ignored, as fminf and fmaxf ignore them. */
+float_range minmax_thrust(const float *d_in, int n);
+
+/* Leaves the sum of d_in[0..n) in d_out[0] (0 when n is 0) with cub::DeviceReduce::Sum, queued on stream:
+ * it returns without waiting for the device, and allocates its temporary storage once, not per call.
+ * Writes nothing else of d_out. Returns what CUB returned: cudaSuccess when the sum was queued. */
+cudaError_t sum_cub(const int *d_in, int *d_out, int n, cudaStream_t stream);
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,529 @@
+/* ex12.c - hidden tests of exercise 12: the library does the reducing. Thrust's reduce and transform_reduce
+ * with the right identities and an operator of the learner's own; CUB's DeviceReduce::Sum with storage the
+ * caller owns, on a stream. On the emulator, how the library is used is graded too: where it runs, what it
+ * copies, how often it allocates, whether it waits. */
+#include "../harness/harness.h"
+#include "../contracts/ex12.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char SUM_HINT[] = "Does thrust::reduce get thrust::device, then d_in and d_in + n, then 0 as the "
+                               "initial value?";
+static const char MAX_HINT[] = "Which value can never win a max, so that n = 0 returns it and it never beats an "
+                               "element? Is 0 such a value when every element is negative? Is -FLT_MAX, when an "
+                               "element is -inf?";
+static const char NORM_HINT[] = "Is every element squared on its way into a sum that starts at 0, and is the square "
+                                "root of that sum returned?";
+static const char RANGE_HINT[] = "Does merge_ranges keep the smaller of the two mins and the larger of the two "
+                                 "maxes, and does n = 0 give {+inf, -inf}, the range that changes nothing?";
+static const char NAN_HINT[] = "Is merge_ranges commutative when one side is NaN? a.min < b.min ? a.min : b.min "
+                               "picks b.min whenever the comparison is false, so a NaN in b wins and a NaN in a "
+                               "loses. fminf and fmaxf ignore a NaN in either order.";
+static const char CUB_HINT[] = "With NULL as its storage, cub::DeviceReduce::Sum only writes into bytes how many "
+                               "it needs. Is there a second call, with that much storage, d_in, d_out and n?";
+static const char CUB_SUM_HINT[] = "Does the second call of cub::DeviceReduce::Sum get the storage, its size, d_in, "
+                                   "d_out and n, in that order?";
+static const char ERROR_HINT[] = "CUB returns cudaErrorInvalidValue when the storage it is given is smaller than "
+                                 "the size it asked for. Does the first call (NULL storage) ask for this n, and is "
+                                 "the storage you hold at least that large?";
+
+/* ---- Measuring what a call asked of the runtime (the emulator counts it; a GPU does not) ---------------- */
+
+typedef struct usage {
+    int known;          /* 0 on a GPU: nothing was counted */
+    emu_activity act;
+    emu_metrics met;
+} usage;
+
+static void usage_begin(void)
+{
+    backend_take_activity(NULL);
+    backend_take_metrics(NULL);
+}
+
+static usage usage_end(void)
+{
+    usage u;
+    u.known = backend_take_activity(&u.act);
+    if (!backend_take_metrics(&u.met)) u.known = 0;
+    return u;
+}
+
+/* ---- Inputs ---------------------------------------------------------------------------------------------- */
+
+static int *random_ints(size_t n, uint64_t salt)
+{
+    int *h = malloc((n ? n : 1) * sizeof *h);
+    ck_assert_msg(h != NULL, "The checker ran out of host memory.");
+    int range = harness_safe_int_range(n);
+    harness_random_ints(h, n, -range, range, salt);
+    return h;
+}
+
+static float *random_floats(size_t n, float lo, float hi, uint64_t salt)
+{
+    float *h = malloc((n ? n : 1) * sizeof *h);
+    ck_assert_msg(h != NULL, "The checker ran out of host memory.");
+    harness_random_floats(h, n, lo, hi, salt);
+    return h;
+}
+
+/* ---- The Thrust functions: each runs on a guarded copy of h, and the input must come back unchanged ------- */
+
+static int run_sum_thrust(const int *h, size_t n, usage *u)
+{
+    dev_buffer in = dev_input_ints(h, n);
+    char what[64];
+    snprintf(what, sizeof what, "sum_thrust(n = %zu)", n);
+    usage_begin();
+    int got = sum_thrust(dev_ptr(&in), (int)n);
+    if (u) *u = usage_end();
+    harness_after_launch(what);
+    dev_expect_unchanged(&in, what);
+    dev_free(&in);
+    return got;
+}
+
+enum float_fn { FN_MAX, FN_NORM, FN_MINMAX };
+static const char *const FN_NAME[] = {"max_thrust", "norm_thrust", "minmax_thrust"};
+
+/* Runs one of the float functions; for max and norm the value is in r.max. */
+static float_range run_float_fn(enum float_fn fn, const float *h, size_t n, usage *u)
+{
+    dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT);
+    char what[64];
+    snprintf(what, sizeof what, "%s(n = %zu)", FN_NAME[fn], n);
+    float_range r = {0, 0};
+    usage_begin();
+    if (fn == FN_MAX) r.max = max_thrust(dev_ptr(&in), (int)n);
+    else if (fn == FN_NORM) r.max = norm_thrust(dev_ptr(&in), (int)n);
+    else r = minmax_thrust(dev_ptr(&in), (int)n);
+    if (u) *u = usage_end();
+    harness_after_launch(what);
+    dev_expect_unchanged(&in, what);
+    dev_free(&in);
+    return r;
+}
+
+/* Each expect_ function checks one call's answer; u, when not NULL, receives what the call asked of the
+ * runtime (for the concept tests, which grade how only once the answer is right). */
+static void expect_sum_thrust(size_t n, uint64_t salt, usage *u)
+{
+    int *h = random_ints(n, salt);
+    int expected = (int)harness_sum_ints(h, 0, n), got = run_sum_thrust(h, n, u);
+    if (got != expected) {
+        char why[256];
+        harness_explain_int(expected, got, why, sizeof why);
+        harness_fail(SUM_HINT, "sum_thrust(n = %zu) of random ints should return %d, but it returned %d: %s.", n,
+                     expected, got, why);
+    }
+    free(h);
+}
+
+static void expect_same_float(const char *fn, size_t n, const char *input, float expected, float got, const char *hint)
+{
+    if (harness_same_float(expected, got)) return;
+    char want[48], have[48], why[320];
+    harness_describe_float(expected, want, sizeof want);
+    harness_describe_float(got, have, sizeof have);
+    harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+    harness_fail(hint, "%s(n = %zu) of %s should return %s, but it returned %s: %s.", fn, n, input, want, have, why);
+}
+
+/* The largest element, as fmaxf from -inf finds it (d_in holds no NaN for max_thrust). */
+static void expect_max(const float *h, size_t n, const char *input, usage *u)
+{
+    float expected = -INFINITY;
+    for (size_t i = 0; i < n; i++) expected = fmaxf(expected, h[i]);
+    expect_same_float("max_thrust", n, input, expected, run_float_fn(FN_MAX, h, n, u).max, MAX_HINT);
+}
+
+static void expect_random_max(size_t n, float lo, float hi, uint64_t salt, usage *u)
+{
+    float *h = random_floats(n, lo, hi, salt);
+    char input[96];
+    snprintf(input, sizeof input, "random values in [%g, %g)", (double)lo, (double)hi);
+    expect_max(h, n, input, u);
+    free(h);
+}
+
+/* The norm of floats in [-1, 1], against sqrt of the exact sum of squares S. The float sum of squares is
+ * within harness_tree_sum_tolerance(n, S) of S; through the square root that is at most that much divided
+ * by sqrt(S), plus the square root's own rounding (half a unit in the last place of the result). */
+static void expect_norm(size_t n, uint64_t salt, usage *u)
+{
+    float *h = random_floats(n, -1.0f, 1.0f, salt);
+    double squares;
+    harness_dot_floats(h, h, n, &squares);
+    double expected = sqrt(squares);
+    double tol = expected > 0 ? harness_tree_sum_tolerance(n, squares) / expected + HARNESS_FLOAT_UNIT * expected : 0;
+    float got = run_float_fn(FN_NORM, h, n, u).max;
+    if (!(fabs((double)got - expected) <= tol)) {
+        char have[48], why[320];
+        harness_describe_float(got, have, sizeof have);
+        harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+        harness_fail(NORM_HINT, "norm_thrust(n = %zu) of random values in [-1, 1) should return %.9g (give or take "
+                     "%.2g of rounding), but it returned %s: %s.", n, expected, tol, have, why);
+    }
+    free(h);
+}
+
+static int is_element(const float *h, size_t n, float x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (h[i] == x) return 1;
+    return 0;
+}
+
+/* The range, as fminf and fmaxf from {+inf, -inf} find it: NaN ignored. */
+static void expect_minmax(const float *h, size_t n, const char *input, const char *hint, usage *u)
+{
+    float_range want = {INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        want.min = fminf(want.min, h[i]);
+        want.max = fmaxf(want.max, h[i]);
+    }
+    float_range got = run_float_fn(FN_MINMAX, h, n, u);
+    if (harness_same_float(want.min, got.min) && harness_same_float(want.max, got.max)) return;
+    /* The NaN hint fits a range that holds a NaN or two of the input's own elements (the NaNs moved the
+     * result); anything else is a plain mistake of the merge or the identity. */
+    if (hint != RANGE_HINT && !isnan(got.min) && !isnan(got.max) &&
+        !(is_element(h, n, got.min) && is_element(h, n, got.max)))
+        hint = RANGE_HINT;
+    char w0[48], w1[48], g0[48], g1[48];
+    harness_describe_float(want.min, w0, sizeof w0);
+    harness_describe_float(want.max, w1, sizeof w1);
+    harness_describe_float(got.min, g0, sizeof g0);
+    harness_describe_float(got.max, g1, sizeof g1);
+    int guard = fabsf(got.min) == HARNESS_GUARD_FLOAT || fabsf(got.max) == HARNESS_GUARD_FLOAT;
+    harness_fail(hint, "minmax_thrust(n = %zu) of %s should return {%s, %s}, but it returned {%s, %s}%s.", n, input,
+                 w0, w1, g0, g1, guard ? ": the guard value that surrounds the input was read" : "");
+}
+
+static void expect_random_minmax(size_t n, uint64_t salt, usage *u)
+{
+    float *h = random_floats(n, -1000, 1000, salt);
+    expect_minmax(h, n, "random values in [-1000, 1000)", RANGE_HINT, u);
+    free(h);
+}
+
+/* ---- CUB: the sum left in d_out[0], on a stream of the checker's ------------------------------------------ */
+
+/* One call on the first n elements of the input; what it returns must be cudaSuccess. */
+static void call_sum_cub(const dev_buffer *in, const dev_buffer *out, size_t n, cudaStream_t stream)
+{
+    cudaError_t err = sum_cub(dev_ptr(in), dev_ptr(out), (int)n, stream);
+    if (err != cudaSuccess)
+        harness_fail(ERROR_HINT, "sum_cub(n = %zu) returned %s (%s) instead of cudaSuccess.", n,
+                     cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+/* Once the stream is done: d_out[0] must hold the sum, and nothing else of d_out may have changed. */
+static void expect_cub_result(const dev_buffer *out, int expected, const char *what)
+{
+    int got;
+    dev_fetch(out, &got);
+    if (got != expected) {
+        char why[256];
+        harness_explain_int(expected, got, why, sizeof why);
+        harness_fail(got == HARNESS_POISON_INT ? CUB_HINT : CUB_SUM_HINT,
+                     "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+    }
+    dev_expect_guards_intact(out, what);
+}
+
+/* Calls sum_cub `calls` times into the same d_out on a stream and checks d_out[0] after each (once the
+ * stream is done), what sum_cub returned, that nothing else of d_out was written and that d_in is unchanged. */
+static void expect_sum_cub_calls(size_t n, uint64_t salt, int calls)
+{
+    int *h = random_ints(n, salt);
+    int expected = (int)harness_sum_ints(h, 0, n);
+    dev_buffer in = dev_input_ints(h, n), out = dev_output_ints(1);
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreate(&stream));
+    for (int call = 1; call <= calls; call++) {
+        char what[96];
+        snprintf(what, sizeof what, "sum_cub(n = %zu)%s", n, call > 1 ? ", called a second time," : "");
+        call_sum_cub(&in, &out, n, stream);
+        CUDA_OK(cudaStreamSynchronize(stream));
+        harness_after_launch(what);
+        expect_cub_result(&out, expected, what);
+    }
+    dev_expect_unchanged(&in, "sum_cub");
+    CUDA_OK(cudaStreamDestroy(stream));
+    dev_free(&in);
+    dev_free(&out);
+    free(h);
+}
+
+/* ---- Tests ------------------------------------------------------------------------------------------------ */
+
+START_TEST(test_ex12_sum_thrust)
+{
+    expect_sum_thrust(1000, 1, NULL);
+}
+END_TEST
+
+START_TEST(test_ex12_max_thrust)
+{
+    expect_random_max(1000, -1000, 1000, 2, NULL);
+}
+END_TEST
+
+START_TEST(test_ex12_norm_thrust)
+{
+    expect_norm(1000, 3, NULL);
+}
+END_TEST
+
+START_TEST(test_ex12_minmax_thrust)
+{
+    expect_random_minmax(1000, 4, NULL);
+}
+END_TEST
+
+START_TEST(test_ex12_sum_cub)
+{
+    expect_sum_cub_calls(1000, 5, 1);
+}
+END_TEST
+
+START_TEST(test_ex12_empty_input)
+{
+    expect_sum_thrust(0, 6, NULL);
+    float none = 0;
+    expect_same_float("max_thrust", 0, "nothing", -INFINITY, run_float_fn(FN_MAX, &none, 0, NULL).max,
+                      "With n = 0, thrust::reduce returns its initial value: is it the identity of max?");
+    expect_norm(0, 7, NULL);
+    expect_minmax(&none, 0, "nothing", "With n = 0, transform_reduce returns its initial value: which range "
+                                       "changes nothing when it is merged with another?", NULL);
+    expect_sum_cub_calls(0, 8, 1);
+}
+END_TEST
+
+START_TEST(test_ex12_one_element)
+{
+    expect_sum_thrust(1, 9, NULL);
+    expect_random_max(1, -1000, -1, 10, NULL);
+    expect_norm(1, 11, NULL);
+    expect_random_minmax(1, 12, NULL);
+    expect_sum_cub_calls(1, 13, 1);
+}
+END_TEST
+
+START_TEST(test_ex12_max_identity)
+{
+    static const size_t sizes[] = {1, 33, 257, 1000, 4099};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        expect_random_max(sizes[k], -1000, -1, 20 + k, NULL);
+    const size_t n = 1000;
+    float *h = random_floats(n, -1000, -1, 30);
+    for (size_t i = 0; i < n; i++) h[i] = -INFINITY;
+    expect_max(h, n, "-inf only", NULL);
+    h[999] = -1;
+    expect_max(h, n, "-inf and, last, -1", NULL);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_ex12_minmax_nan)
+{
+    const size_t n = 1000;
+    float *h = random_floats(n, -1000, 1000, 40);
+    for (size_t i = 0; i < n; i += 7) h[i] = NAN;
+    expect_minmax(h, n, "values in [-1000, 1000) with a NaN every 7 elements", NAN_HINT, NULL);
+    h[n - 1] = NAN;
+    expect_minmax(h, n, "those values with a NaN last, too", NAN_HINT, NULL);
+    for (size_t i = 0; i < n; i++) h[i] = NAN;
+    expect_minmax(h, n, "NaNs only (NaN is ignored, so the empty range remains)", NAN_HINT, NULL);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_ex12_cub_second_call)
+{
+    expect_sum_cub_calls(4099, 50, 2);
+    expect_sum_cub_calls(harness_large_n(), 51, 2);
+}
+END_TEST
+
+START_TEST(test_ex12_every_size)
+{
+    size_t sizes[64];
+    int count = harness_sizes(harness_large_n(), sizes);
+    for (int k = 0; k < count; k++) {
+        expect_sum_thrust(sizes[k], 100 + (uint64_t)k, NULL);
+        expect_random_max(sizes[k], -1000, 1000, 200 + (uint64_t)k, NULL);
+        expect_norm(sizes[k], 300 + (uint64_t)k, NULL);
+        expect_random_minmax(sizes[k], 400 + (uint64_t)k, NULL);
+        expect_sum_cub_calls(sizes[k], 500 + (uint64_t)k, 1);
+    }
+}
+END_TEST
+
+/* Counted by the emulator. Thrust's reduce launches one or two kernels and allocates a few kilobytes of
+ * temporary storage; a call that launches none was computed by the CPU, and one that allocates as much as
+ * the input copied it first. Each answer is checked first: these grade how, once the answer is right. */
+static usage thrust_usage(int fn, size_t n, uint64_t salt)
+{
+    usage u;
+    if (fn < 0) expect_sum_thrust(n, salt, &u);
+    else if (fn == FN_MAX) expect_random_max(n, -1000, 1000, salt, &u);
+    else if (fn == FN_NORM) expect_norm(n, salt, &u);
+    else expect_random_minmax(n, salt, &u);
+    return u;
+}
+
+START_TEST(test_ex12_thrust_on_device)
+{
+    const size_t n = harness_large_n();
+    const uint64_t input_bytes = (uint64_t)n * 4;
+    for (int fn = -1; fn <= FN_MINMAX; fn++) {
+        usage u = thrust_usage(fn, n, 60 + (uint64_t)fn);
+        const char *name = fn < 0 ? "sum_thrust" : FN_NAME[fn];
+        if (u.act.launches == 0)
+            harness_fail("Raw pointers are host iterators: without thrust::device as its first argument, Thrust "
+                         "runs the algorithm on the CPU, which on a GPU machine cannot read d_in at all.",
+                         "%s(n = %zu) returned the right value but launched no kernel: the CPU computed it, "
+                         "reading device memory.", name, n);
+        if (u.act.allocated_bytes >= input_bytes / 2)
+            harness_fail("thrust::reduce and thrust::transform_reduce read d_in where it is, through the raw "
+                         "pointers: which vector did you fill, and does any call need it?",
+                         "%s(n = %zu) allocated %" PRIu64 " bytes of device memory, as much as a copy of its %"
+                         PRIu64 "-byte input: the library needs a few kilobytes of temporary storage.", name, n,
+                         u.act.allocated_bytes, input_bytes);
+    }
+}
+END_TEST
+
+/* Counted by the emulator as Nsight Compute counts them: one pass over n floats reads n * 4 / 32 sectors of
+ * 32 bytes, and a reduction writes only its few partial results. Allowed: a tenth more reading, and writes of
+ * up to an eighth of the input (a vector of the squares, or of the ranges, is the whole input or twice it). */
+START_TEST(test_ex12_one_pass)
+{
+    const size_t n = harness_large_n();
+    const uint64_t bytes = (uint64_t)n * 4, sector_limit = bytes / 32 + bytes / 320 + 64, write_limit = bytes / 8;
+    for (int fn = FN_NORM; fn <= FN_MINMAX; fn++) {
+        usage u = thrust_usage(fn, n, 70 + (uint64_t)fn);
+        uint64_t read = u.met.global_load_sectors * 32, written = u.met.global_store_sectors * 32;
+        if (written > write_limit)
+            harness_fail(fn == FN_NORM ? "thrust::transform_reduce applies its unary operator to each element on "
+                                         "its way into the sum: what is left for a vector of squares to do?"
+                                       : "One transform_reduce with as_range and merge_ranges finds both ends: "
+                                         "what is left for a vector of ranges to do?",
+                         "%s(n = %zu) wrote %" PRIu64 " bytes to device memory for a %" PRIu64 "-byte input: a "
+                         "temporary vector, where a reduction writes a few partial results.", FN_NAME[fn], n,
+                         written, bytes);
+        if (u.met.global_load_sectors > sector_limit)
+            harness_fail(fn == FN_NORM ? "Is each element loaded once, by one transform_reduce? A transform and "
+                                         "then a reduce read it twice, and so does inner_product(d_in, d_in + n, "
+                                         "d_in), once for each of its two inputs."
+                                       : "Are the min and the max found by one transform_reduce, not by one "
+                                         "reduction each?",
+                         "%s(n = %zu) read %" PRIu64 " bytes from device memory: %.1f times its %" PRIu64
+                         "-byte input, where one pass reads it once.", FN_NAME[fn], n, read,
+                         (double)read / (double)bytes, bytes);
+    }
+}
+END_TEST
+
+/* Counted by the emulator: after a first call, which may allocate the storage, twenty more calls of any size
+ * up to the first's allocate nothing and make the host wait for nothing. */
+START_TEST(test_ex12_cub_storage_once)
+{
+    const size_t n = harness_large_n();
+    int *h = random_ints(n, 80);
+    dev_buffer in = dev_input_ints(h, n), out = dev_output_ints(1);
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreate(&stream));
+    usage_begin();
+    call_sum_cub(&in, &out, n, stream);
+    usage first = usage_end();
+    static const size_t later[] = {1, 257, 4099, 65537};
+    usage_begin();
+    for (int call = 0; call < 20; call++)
+        call_sum_cub(&in, &out, call % 5 == 4 ? n : later[call % 5], stream);
+    usage rest = usage_end();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    harness_after_launch("sum_cub, 21 calls");
+    expect_cub_result(&out, (int)harness_sum_ints(h, 0, n), "sum_cub, called 21 times, the last on all n,");
+    if (first.act.allocations > 1 || rest.act.allocations > 0) {
+        char in_first[32], in_rest[32];
+        harness_times(first.act.allocations, in_first, sizeof in_first);
+        harness_times(rest.act.allocations, in_rest, sizeof in_rest);
+        harness_fail("Where does the storage live between calls? Allocate it when you hold less than CUB asks "
+                     "for, keep the pointer and its size, and pass the same storage to the next call.",
+                     "sum_cub allocated device memory %s in its first call and %s in the next 20 (on n = %zu and "
+                     "smaller): CUB's storage belongs to the caller, to allocate once and reuse.", in_first,
+                     in_rest, n);
+    }
+    if (rest.act.host_waits > 0) {
+        char waits[32];
+        harness_times(rest.act.host_waits, waits, sizeof waits);
+        harness_fail("Which of your calls makes the host wait for the device: a cudaMemcpy of the result, a "
+                     "cudaStreamSynchronize, a cudaFree? The caller synchronises when it wants the value.",
+                     "sum_cub made the host wait for the device %s in 20 calls: it should queue its work on the "
+                     "stream and return at once.", waits);
+    }
+    CUDA_OK(cudaStreamDestroy(stream));
+    dev_free(&in);
+    dev_free(&out);
+    free(h);
+}
+END_TEST
+
+/* Counted by the emulator: a launch on the default stream would not wait for the caller's work on its own
+ * stream (with cudaStreamNonBlocking), nor let it overlap with the caller's other streams. */
+START_TEST(test_ex12_cub_on_stream)
+{
+    const size_t n = 65537;
+    int *h = random_ints(n, 90);
+    dev_buffer in = dev_input_ints(h, n), out = dev_output_ints(1);
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreate(&stream));
+    call_sum_cub(&in, &out, n, stream);   /* the storage, allocated */
+    usage_begin();
+    call_sum_cub(&in, &out, n, stream);
+    usage u = usage_end();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    harness_after_launch("sum_cub(n = 65537)");
+    expect_cub_result(&out, (int)harness_sum_ints(h, 0, n), "sum_cub(n = 65537)");
+    if (u.act.default_stream_launches > 0)
+        harness_fail("cub::DeviceReduce::Sum takes the stream as its last argument, after n: is it passed to both "
+                     "calls?",
+                     "sum_cub(n = %zu) launched %" PRIu64 " of its %" PRIu64 " kernels on the default stream, not "
+                     "on the stream it was given.", n, u.act.default_stream_launches, u.act.launches);
+    CUDA_OK(cudaStreamDestroy(stream));
+    dev_free(&in);
+    dev_free(&out);
+    free(h);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const harness_test tests[] = {
+        {"core: sum_thrust of 1000 random ints", test_ex12_sum_thrust, NEEDS_DEVICE},
+        {"core: max_thrust of 1000 random floats", test_ex12_max_thrust, NEEDS_DEVICE},
+        {"core: norm_thrust of 1000 random floats, within the rounding bound", test_ex12_norm_thrust, NEEDS_DEVICE},
+        {"core: minmax_thrust of 1000 random floats", test_ex12_minmax_thrust, NEEDS_DEVICE},
+        {"core: sum_cub of 1000 random ints, on a stream", test_ex12_sum_cub, NEEDS_DEVICE},
+        {"edges: n = 0 gives 0, -inf, 0, {+inf, -inf} and 0", test_ex12_empty_input, NEEDS_DEVICE},
+        {"edges: n = 1", test_ex12_one_element, NEEDS_DEVICE},
+        {"edges: max of negatives is negative, of -inf only -inf (the identity)", test_ex12_max_identity, NEEDS_DEVICE},
+        {"edges: minmax_thrust ignores NaN wherever it is", test_ex12_minmax_nan, NEEDS_DEVICE},
+        {"edges: a second sum_cub call into the same d_out gives the same sum", test_ex12_cub_second_call, NEEDS_DEVICE},
+        {"sizes: every edge size up to the large one, for all five", test_ex12_every_size, NEEDS_DEVICE},
+        {"concept: Thrust runs on the device, on d_in where it is (no copy)", test_ex12_thrust_on_device, NEEDS_EMULATOR},
+        {"concept: norm and minmax read d_in once and write no temporary", test_ex12_one_pass, NEEDS_EMULATOR},
+        {"concept: sum_cub allocates its storage once and never waits", test_ex12_cub_storage_once, NEEDS_EMULATOR},
+        {"concept: sum_cub launches on the stream it is given", test_ex12_cub_on_stream, NEEDS_EMULATOR},
+        {0},
+    };
+    const harness_exercise ex = {"12", "use the library: Thrust and CUB, and when each is worth its cost",
+                                 "exercises/12-library/lesson.md", tests};
+    return harness_run(&ex, argc, argv);
+}
