@@ -18,11 +18,30 @@
 typedef struct emu_alloc {
     uintptr_t base;          /* first byte */
     size_t size;             /* bytes the program asked for */
-    unsigned char *written;  /* one flag per byte: nonzero once written by a copy, a memset or a kernel */
+    /* What has been written by a copy, a memset or a kernel: every byte below written_upto, and above it
+     * each byte whose flag is set in written (one flag per byte, made by the first write there; NULL
+     * until then). Memory written in order from its start, the usual case, only moves written_upto. */
+    size_t written_upto;
+    unsigned char *written;
     const char *what;        /* "cudaMalloc", or the name of a __device__ variable */
-    int whole;               /* 1: every flag in written is known to be set (the engine sets it after a scan;
-                              * only a copy of flags from another allocation, which may carry unset ones, clears it) */
 } emu_alloc;
+
+/* 1 when every byte of [off, off + n) of a has been written. */
+static inline int emu_alloc_written(const emu_alloc *a, size_t off, size_t n)
+{
+    if (off + n <= a->written_upto) return 1;
+    if (!a->written) return 0;
+    for (size_t i = off > a->written_upto ? off : a->written_upto; i < off + n; i++)
+        if (!a->written[i]) return 0;
+    return 1;
+}
+
+/* Marks [off, off + n) of a as written. */
+void emu_alloc_mark(emu_alloc *a, size_t off, size_t n);
+
+/* Moves written_upto past the flags already set after it and returns it: a scan that resumes where the
+ * last one stopped, so that memory written from the front costs one pass, not one pass per write. */
+size_t emu_alloc_settle(emu_alloc *a);
 
 /* The allocation that holds all of [addr, addr+len), or NULL if no single allocation does. */
 emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);

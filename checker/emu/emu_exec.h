@@ -74,7 +74,6 @@ typedef struct emu_ctx {
     emu_metrics *met;
     emu_alloc *last_alloc;      /* the allocation the last global access hit (most accesses hit it again) */
     int last_full;              /* every byte of last_alloc is written: reads need no check */
-    emu_alloc *full[8]; int nfull;   /* allocations found fully written during this launch */
     uint64_t stride_last[256];  /* last address per (load instruction, warp): grid-stride loops get prefetched */
     uint32_t bar_popc, bar_and, bar_or;
     /* Per barrier (0..15): threads that arrived without waiting (bar.arrive) and the thread count the

@@ -330,17 +330,11 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         a = emu_mem_lookup((uintptr_t)addr, n);
         if (!a) { global_oob(x, w, in, l, addr, n, acc); return NULL; }
         x->last_alloc = a;
-        x->last_full = a->whole;
+        x->last_full = a->written_upto >= a->size;
     }
-    if (a->written) {
-        unsigned char *wr = a->written + (addr - a->base);
-        if (acc == ACC_STORE || acc == ACC_ATOMIC) {
-            if (acc == ACC_ATOMIC) for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
-            memset(wr, 1, n);
-        } else {
-            for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
-        }
-    }
+    size_t off = addr - a->base;
+    if (acc != ACC_STORE && !emu_alloc_written(a, off, n)) uninit_global(x, w, in, l, addr, n, a);
+    if (acc != ACC_LOAD) emu_alloc_mark(a, off, n);
     return (uint8_t *)(uintptr_t)addr;
 }
 
@@ -359,14 +353,6 @@ static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, con
 }
 
 /* ---- Global fast path: one range check for the whole warp against the last allocation hit ---------- */
-
-static inline int has_zero_byte(const unsigned char *p, unsigned n)
-{
-    if (n == 4) { uint32_t v; memcpy(&v, p, 4); return ((v - 0x01010101u) & ~v & 0x80808080u) != 0; }
-    if (n == 8) { uint64_t v; memcpy(&v, p, 8); return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0; }
-    for (unsigned i = 0; i < n; i++) if (!p[i]) return 1;
-    return 0;
-}
 
 static inline void load_n(uint64_t *dst, const uint8_t *p, unsigned sz)
 {
@@ -434,15 +420,9 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         al = emu_mem_lookup((uintptr_t)lo, hi + n - lo);
         if (!al) return 0;
         x->last_alloc = al;
-        /* Scanning the flags once is cheaper than touching them at every access: an input written
-         * by cudaMemcpy is usually whole. Stores keep a whole allocation whole. */
-        x->last_full = al->whole;
-        for (int i = 0; i < x->nfull; i++) if (x->full[i] == al) x->last_full = 1;
-        if (!x->last_full && al->written && al->size && !memchr(al->written, 0, al->size)) {
-            x->last_full = 1;
-            al->whole = 1;   /* until flags are copied in from elsewhere: later launches skip the scan */
-            if (x->nfull < 8) x->full[x->nfull++] = al;
-        }
+        /* Knowing that every byte is written is cheaper than touching the flags at every access: an
+         * input written by cudaMemcpy is usually whole. The scan resumes where the last one stopped. */
+        x->last_full = emu_alloc_settle(al) >= al->size;
     }
     if (!store) {
         /* A warp's next access by this load is usually one stride further: fetch it now, so that the
@@ -533,18 +513,18 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             int l = __builtin_ctz(mm);
             uint8_t *p = (uint8_t *)(uintptr_t)addr[i];
             for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
-            if (al->written) memset(al->written + (addr[i] - al->base), 1, n);
+            if (!contiguous) emu_alloc_mark(al, addr[i] - al->base, n);
         }
+        if (contiguous) emu_alloc_mark(al, lo - al->base, hi + n - lo);
         x->met->global_store_requests++;
         x->met->global_store_sectors += sectors_fast(addr, cnt, n);
         return 1;
     }
-    if (al->written)
-        for (int j = 0; j < cnt; j++)
-            if (has_zero_byte(al->written + (addr[j] - al->base), n)) {
-                uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
-                break;
-            }
+    for (int j = 0; j < cnt; j++)
+        if (!emu_alloc_written(al, addr[j] - al->base, n)) {
+            uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
+            break;
+        }
     for (uint32_t mm = m; mm; mm &= mm - 1, i++) {
         int l = __builtin_ctz(mm);
         const uint8_t *p = (const uint8_t *)(uintptr_t)addr[i];
