@@ -34,8 +34,15 @@ void emu_diag_begin(void) { memset(counts, 0, sizeof counts); }
 
 int emu_diag_first(int kind)
 {
-    if (kind < 0 || kind >= EMU_FD_COUNT) return 0;
-    return ++counts[kind] == 1;
+    return emu_diag_add(kind, 1);
+}
+
+int emu_diag_add(int kind, unsigned long times)
+{
+    if (kind < 0 || kind >= EMU_FD_COUNT || !times) return 0;
+    int first = counts[kind] == 0;
+    counts[kind] += times;
+    return first;
 }
 
 void emu_diag_report(int kind, const char *fmt, ...)

@@ -131,8 +131,6 @@ static void push_frame(emu_ctx *x, emu_warp *w, const emu_func *f, uint32_t loca
         switch (ci->kind) {
         case EMU_CI_SREG: for (int l = 0; l < 32; l++) s[l] = sreg_value(x, w, (int)v, l); continue;
         case EMU_CI_LOCAL: v += local_base; break;
-        case EMU_CI_MODSHARED: v += x->mod_base; break;
-        case EMU_CI_DYNSHARED: v += x->dyn_base; break;
         }
         for (int l = 0; l < 32; l++) s[l] = v;
     }

@@ -6,6 +6,7 @@
 
 #define EMU_MAX_CALL_DEPTH 64          /* deeper recursion is reported as a stack overflow */
 #define EMU_DEFAULT_BUDGET 2000000000ull
+#define EMU_SHARED_POISON  0xCD        /* every byte of shared memory at a block's start */
 
 /* EMU_IVDEP before a lane loop: its iterations are independent (an instruction's destination row may be
  * one of its source rows, but lane l only reads and writes element l), so the compiler may vectorise it
@@ -46,17 +47,38 @@ typedef struct emu_warp {
     uint32_t bar_id;            /* which of the block's 16 barriers it waits at */
 } emu_warp;
 
-/* Shadow of one 4-byte word of shared memory, for races and never-written reads. */
+/* Shadow of one 4-byte word of shared memory, for races and never-written reads. Intervals number the
+ * barrier intervals of the whole launch, so a record older than the block's first interval is empty and
+ * nothing needs clearing between blocks. Accesses are tracked per byte: a lane that touches only its
+ * own byte of a word shared with other lanes' bytes does not race with them. */
 typedef struct emu_sword {
-    uint32_t w_interval;        /* barrier interval of the last write; 0: never written in this block */
+    uint32_t w_interval;        /* barrier interval of the last write */
     uint32_t w_wsync;           /* the writer warp's epoch at the write */
     uint32_t r_interval;        /* interval of the reads recorded here */
-    uint32_t r_wsync;           /* the reading warp's epoch at its last read (when one warp read) */
+    uint32_t r_wsync;           /* the reading warp's epoch at its reads in r_lane */
     uint16_t w_warp, r_warp;    /* r_warp: the first warp that read in r_interval */
-    uint8_t w_lane, r_multi;    /* r_multi: another warp read too */
-    uint8_t r_lane, pad;        /* the lane of r_warp that read in epoch r_wsync, or EMU_SWORD_LANES for several */
+    uint8_t w_lane[4];          /* per byte: the lane of w_warp that wrote it in w_wsync */
+    uint8_t r_lane[4];          /* per byte: the lane of r_warp that read it in r_wsync, EMU_SWORD_NONE or _LANES */
+    uint8_t w_bytes;            /* bytes written by w_warp in w_wsync (one bit per byte) */
+    uint8_t r_bytes;            /* bytes read in r_interval, by any warp */
+    uint8_t written;            /* bytes written in this block (valid when w_interval is this block's) */
+    uint8_t r_multi;            /* another warp than r_warp read in r_interval too */
 } emu_sword;
-#define EMU_SWORD_LANES 0xff
+#define EMU_SWORD_LANES 0xff    /* several lanes */
+#define EMU_SWORD_NONE  0xfe    /* no lane */
+
+/* What a shared tag stands for in this launch (see emu_svar): where its bytes start in the block's
+ * shared memory and how many there are (0: not this kernel's), and its name as declared. */
+typedef struct emu_stag { uint32_t base, size; const char *name; } emu_stag;
+
+/* A read of a never-written shared word, reported at the next barrier unless another thread's write of
+ * it before then shows that the cause is a missing barrier (then reported as a race). */
+#define EMU_PENDING_READS 64
+typedef struct emu_pending {
+    uint32_t word, off;         /* the word in the shadow, and the byte read (for the variable's name) */
+    uint16_t warp; uint8_t lane, size;   /* the first reader */
+    uint32_t loc, reads;        /* its line; how many reads of the word there were */
+} emu_pending;
 
 typedef struct emu_ctx {
     const emu_func *k;
@@ -65,8 +87,9 @@ typedef struct emu_ctx {
     uint32_t nthreads;          /* per block */
     uint8_t *params;
     uint8_t *shared; uint32_t shared_size, mod_base, dyn_base, dyn_size;
+    emu_stag *stags; uint32_t nstags;   /* indexed by tag, 1..nstags */
     emu_sword *shadow;
-    uint32_t interval;
+    uint32_t interval, block_interval;  /* the current barrier interval, and the block's first */
     emu_warp *warps; int nwarps;
     int *order;
     uint64_t budget, executed;
@@ -79,9 +102,8 @@ typedef struct emu_ctx {
     /* Per barrier (0..15): threads that arrived without waiting (bar.arrive) and the thread count the
      * barrier completes at (0: every thread of the block), from the instructions that arrived so far. */
     uint32_t bar_arrived[16], bar_expected[16];
-    /* A read of a never-written shared word waits until the barrier: if another warp writes the word
-     * before it, the cause is a missing __syncthreads() (reported as a race), not a missing store. */
-    int pend; uint32_t pend_word; char pend_msg[1024];
+    emu_pending pend[EMU_PENDING_READS]; int npend;
+    unsigned long pend_more;    /* reads of never-written words beyond those kept in pend */
     uint64_t clock0;
     unsigned seed;
 } emu_ctx;
@@ -127,6 +149,7 @@ enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED
        EMU_FD_LAUNCH, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
+int emu_diag_add(int kind, unsigned long times);   /* emu_diag_first for several at once */
 void emu_diag_report(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emu_diag_end(const char *kernel);
 

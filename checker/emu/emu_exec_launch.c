@@ -50,7 +50,6 @@ static void release_barrier(emu_ctx *x, int id)
                     "with an if instead of returning.", where, threads - exited_threads, threads, exited_threads);
     }
     emu_flush_pending(x);
-    if (x->pend == 1) x->pend = 0;
     x->interval++;
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
@@ -95,11 +94,26 @@ static void release_barriers(emu_ctx *x)
     if (!released) release_barrier(x, -1);
 }
 
+/* Where each shared variable of kernel f's module lies in a block's shared memory (see emu_svar): the
+ * kernel's own variables first, then the module's, then the dynamic shared memory. */
+static emu_stag *shared_tags(const emu_func *f, const emu_ctx *x)
+{
+    const emu_module *m = f->mod;
+    emu_stag *t = calloc((size_t)m->shared_tags + 1, sizeof *t);
+    if (!t) return NULL;
+    for (int i = 0; i < f->nsvars; i++)
+        t[f->svars[i].tag] = (emu_stag){ f->svars[i].off, f->svars[i].size, f->svars[i].name };
+    for (int i = 0; i < m->nsvars; i++)
+        t[m->svars[i].tag] = (emu_stag){ x->mod_base + m->svars[i].off, m->svars[i].size, m->svars[i].name };
+    t[EMU_SHARED_DYN_TAG] = (emu_stag){ x->dyn_base, x->dyn_size, m->dyn_name };
+    return t;
+}
+
 static void run_block(emu_ctx *x, int shuffle)
 {
-    memset(x->shared, 0, x->shared_size);
-    memset(x->shadow, 0, ((size_t)x->shared_size / 4 + 1) * sizeof *x->shadow);
-    x->interval = 1;
+    /* Poisoned, so that a read of a slot nobody stored gives a visibly wrong result, not a lucky 0. */
+    memset(x->shared, EMU_SHARED_POISON, x->shared_size);
+    x->block_interval = ++x->interval;   /* the shadow's older records belong to earlier blocks */
     x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
     memset(x->bar_arrived, 0, sizeof x->bar_arrived);
     memset(x->bar_expected, 0, sizeof x->bar_expected);
@@ -177,10 +191,12 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
     x->shared_size = x->dyn_base + x->dyn_size;
     x->shared = calloc(1, x->shared_size + 16);
     x->shadow = calloc((size_t)x->shared_size / 4 + 2, sizeof *x->shadow);
+    x->stags = shared_tags(f, x);
+    x->nstags = f->mod->shared_tags;
     x->nwarps = (int)((nthreads + 31) / 32);
     x->warps = calloc((size_t)x->nwarps, sizeof *x->warps);
     x->order = malloc((size_t)x->nwarps * sizeof *x->order);
-    if (!x->params || !x->shared || !x->shadow || !x->warps || !x->order) abort();
+    if (!x->params || !x->shared || !x->shadow || !x->stags || !x->warps || !x->order) abort();
     for (int i = 0; i < x->nwarps; i++) x->order[i] = i;
     x->budget = env_budget();
     x->met = &out->metrics;
@@ -205,5 +221,5 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         emu_warp *w = &x->warps[i];
         free(w->stack); free(w->frames); free(w->regs); free(w->preds); free(w->local);
     }
-    free(x->warps); free(x->order); free(x->shadow); free(x->shared); free(x->params);
+    free(x->warps); free(x->order); free(x->shadow); free(x->stags); free(x->shared); free(x->params);
 }

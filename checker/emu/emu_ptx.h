@@ -169,7 +169,7 @@ typedef struct emu_insn {
 } emu_insn;
 
 /* How a constant slot is filled when a frame is made. */
-enum { EMU_CI_IMM, EMU_CI_SREG, EMU_CI_LOCAL, EMU_CI_MODSHARED, EMU_CI_DYNSHARED };
+enum { EMU_CI_IMM, EMU_CI_SREG, EMU_CI_LOCAL };
 /* Constant special registers (EMU_CI_SREG values). */
 enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, EMU_SR_NTID_Z,
        EMU_SR_CTAID_X, EMU_SR_CTAID_Y, EMU_SR_CTAID_Z, EMU_SR_NCTAID_X, EMU_SR_NCTAID_Y, EMU_SR_NCTAID_Z,
@@ -178,9 +178,19 @@ enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, E
        EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM };
 typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_cinit;
 
-/* A .shared variable, for messages: its name as declared in the PTX and where it lies in its area
- * (the kernel's own .shared, or the module's). */
-typedef struct emu_svar { char *name; uint32_t off, size; } emu_svar;
+/* A .shared variable: its name as declared in the PTX, where it lies in its area (the kernel's own
+ * .shared, or the module's) and its tag, the number that its addresses carry.
+ *
+ * Every shared address is tag * 2^21 + 2^20 + the offset in its variable, so that an access is bounded by
+ * the variable it was addressed from, not by the block's whole shared memory: an index a little past the
+ * end (or before the start, a negative one) stays inside the variable's own window of 2 MiB and is seen.
+ * Tag 1 is the dynamic shared memory (extern __shared__ arrays); the others number the module's .shared
+ * variables. The launch maps each tag to the bytes of the block's shared memory that hold it. */
+typedef struct emu_svar { char *name; uint32_t off, size, tag; } emu_svar;
+#define EMU_SHARED_TAG_SHIFT 21
+#define EMU_SHARED_TAG_MAX   2047u   /* tags fit in the 32 bits of a shared address */
+#define EMU_SHARED_DYN_TAG   1u
+#define EMU_SHARED_TAG_ADDR(tag) (((uint32_t)(tag) << EMU_SHARED_TAG_SHIFT) | (1u << (EMU_SHARED_TAG_SHIFT - 1)))
 
 /* A source location (from .loc); parent is the location it was inlined at, or -1. */
 typedef struct emu_loc { int file, line, parent; } emu_loc;
@@ -220,6 +230,7 @@ struct emu_module {
     uint32_t mod_shared;                /* module-scope and .func-scope .shared bytes */
     emu_svar *svars; int nsvars, capsvars;   /* the variables in those bytes */
     char *dyn_name;                     /* the extern unsized .shared array (dynamic shared memory), if any */
+    uint32_t shared_tags;               /* the highest tag given to a .shared variable (see emu_svar) */
 };
 
 /* Parser and decoder (emu_ptx_parse.c, emu_ptx_decode.c, emu_ptx_cfg.c). */

@@ -118,9 +118,7 @@ static uint32_t sym_slot(dctx *c, const emu_sym *s)
 {
     switch (s->kind) {
     case EMU_SYM_GLOBAL: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED_OWN: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED_MOD: return emu_ptx_const(c->p, c->f, EMU_CI_MODSHARED, s->value);
-    case EMU_SYM_DYNSHARED: return emu_ptx_const(c->p, c->f, EMU_CI_DYNSHARED, s->value);
+    case EMU_SYM_SHARED: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
     case EMU_SYM_FRAME: return emu_ptx_const(c->p, c->f, EMU_CI_LOCAL, s->value);
     default: c->unsupported = 1; return emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);
     }
