@@ -24,6 +24,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_MEMBERS] = "warp-synchronous instruction with inactive member lanes",
     [EMU_FD_UNSUPPORTED] = "unsupported instruction",
     [EMU_FD_BUDGET] = "instruction budget spent",
+    [EMU_FD_ENDLESS] = "loop that never ends",
     [EMU_FD_STACK] = "call stack overflow",
     [EMU_FD_TRAP] = "trap",
     [EMU_FD_ASSERT] = "failed assertion",
@@ -77,24 +78,76 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The location in the learner's code of location loc: itself, or where the toolkit header it is in was
+ * inlined (following inlined_at). */
+static const emu_loc *learner_loc(const emu_module *m, uint32_t loc)
+{
+    const emu_loc *l = &m->locs[loc];
+    for (int guard = 0; guard < 64; guard++) {
+        const char *path = (l->file >= 0 && l->file < m->nfiles) ? m->files[l->file] : NULL;
+        if (!is_system_file(path) || l->parent < 0 || l->parent >= m->nlocs) break;
+        l = &m->locs[l->parent];
+    }
+    return l;
+}
+
 /* "file:line" of the innermost location in the learner's code (following inlined_at out of the
  * toolkit's headers), with the innermost header location added when there is one. */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len)
 {
     if (!m || loc == 0 || (int)loc >= m->nlocs) { snprintf(buf, len, "an unknown line (compile with -lineinfo)"); return buf; }
     const emu_loc *inner = &m->locs[loc];
-    const emu_loc *l = inner;
-    for (int guard = 0; guard < 64; guard++) {
-        const char *path = (l->file >= 0 && l->file < m->nfiles) ? m->files[l->file] : NULL;
-        if (!is_system_file(path) || l->parent < 0 || l->parent >= m->nlocs) break;
-        l = &m->locs[l->parent];
-    }
+    const emu_loc *l = learner_loc(m, loc);
     const char *path = (l->file >= 0 && l->file < m->nfiles && m->files[l->file]) ? m->files[l->file] : "?";
     if (l != inner) {
         const char *ip = (inner->file >= 0 && inner->file < m->nfiles && m->files[inner->file]) ? m->files[inner->file] : "?";
         snprintf(buf, len, "%s:%d (in %s:%d)", path, l->line, base_name(ip), inner->line);
     } else
         snprintf(buf, len, "%s:%d", path, l->line);
+    return buf;
+}
+
+/* Whether a line of source starts a loop: a for or while statement, or a do. */
+static int starts_loop(const char *line)
+{
+    static const char *const words[] = { "for", "while", "do" };
+    for (const char *p = line; *p; p++) {
+        if (p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+            size_t n = strlen(words[w]);
+            if (!strncmp(p, words[w], n) && !isalnum((unsigned char)p[n]) && p[n] != '_') return 1;
+        }
+    }
+    return 0;
+}
+
+const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len)
+{
+    const emu_loc *top = NULL;
+    for (int pc = first; pc <= last && pc < f->ncode; pc++) {
+        uint32_t loc = f->code[pc].loc;
+        if (!m || loc == 0 || (int)loc >= m->nlocs) continue;
+        const emu_loc *l = learner_loc(m, loc);
+        if (l->line > 0 && (!top || l->line < top->line)) top = l;
+    }
+    if (!top || top->file < 0 || top->file >= m->nfiles || !m->files[top->file]) {
+        snprintf(buf, len, "an unknown line (compile with -lineinfo)");
+        return buf;
+    }
+    /* nvcc moves a condition that never changes out of the loop: its statement may be a line or two up. */
+    int line = top->line;
+    FILE *src = fopen(m->files[top->file], "r");
+    if (src) {
+        char text[512];
+        int at = 0, found = 0;
+        while (at < top->line && fgets(text, sizeof text, src)) {
+            at++;
+            if (at >= top->line - 3 && starts_loop(text)) found = at;
+        }
+        fclose(src);
+        if (found) line = found;
+    }
+    snprintf(buf, len, "%s:%d", m->files[top->file], line);
     return buf;
 }
 

@@ -24,6 +24,23 @@ static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, c
     out->error = error;
 }
 
+/* "threads (200,0,0), (201,0,0) ... and 52 more": the block's threads that have exited. */
+static void exited_text(const emu_ctx *x, char *buf, size_t len)
+{
+    int shown = 0, total = 0;
+    size_t o = (size_t)snprintf(buf, len, "threads ");
+    for (int i = 0; i < x->nwarps; i++) total += __builtin_popcount(x->warps[i].exists & ~x->warps[i].live);
+    for (int i = 0; i < x->nwarps && shown < 3; i++) {
+        uint32_t gone = x->warps[i].exists & ~x->warps[i].live;
+        for (; gone && shown < 3 && o < len; gone &= gone - 1, shown++) {
+            uint32_t lin = (uint32_t)i * 32 + (uint32_t)__builtin_ctz(gone);
+            o += (size_t)snprintf(buf + o, len - o, "%s(%u,%u,%u)", shown ? ", " : "", lin % x->block.x,
+                                  lin / x->block.x % x->block.y, lin / (x->block.x * x->block.y));
+        }
+    }
+    if (total > shown && o < len) snprintf(buf + o, len - o, " and %d more", total - shown);
+}
+
 /* Release the warps waiting at barrier id (every waiting warp when id < 0): a new barrier interval begins.
  * (One interval for the whole block: after a barrier of some warps only, a race between two of the others
  * goes unseen, but no race is ever reported that a barrier prevents.) */
@@ -41,13 +58,18 @@ static void release_barrier(emu_ctx *x, int id)
     /* A barrier for all threads (no count) that some never reach: they returned before it. */
     int for_all = id < 0 || !x->bar_expected[id];
     if (exited_threads && any && for_all && emu_diag_first(EMU_FD_BAR_EXITED)) {
-        char where[800];
+        char where[800], who[200];
         emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), any->frames[any->nframes - 1].f->code[any->bar_pc].loc,
                   where, sizeof where);
-        emu_finding("%s: __syncthreads() is reached by %d of the %d threads of the block; the other %d had already "
-                    "returned. Every thread of a block must reach the same barriers: an early return before "
-                    "__syncthreads() is undefined behaviour (it happens to work on current GPUs). Guard the work "
-                    "with an if instead of returning.", where, threads - exited_threads, threads, exited_threads);
+        exited_text(x, who, sizeof who);
+        emu_diag_report(EMU_FD_BAR_EXITED, "%s: __syncthreads() is reached by %d of the %d threads of the block; the "
+                        "other %d (%s) finished without reaching it: they returned before it, or it sits in a branch "
+                        "or a loop that they skip. A barrier does not wait for threads that have finished, so "
+                        "whatever the others expect from them after it (the shared memory they were to store, their "
+                        "part of the tree) is missing, and a __syncthreads() that not every thread reaches is "
+                        "undefined behaviour. Guard the work with an if (such as if (i < n)) instead of returning, "
+                        "and keep barriers out of conditions that not every thread shares.",
+                        where, threads - exited_threads, threads, exited_threads, who);
     }
     emu_flush_pending(x);
     x->interval++;

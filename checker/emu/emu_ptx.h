@@ -145,6 +145,7 @@ enum { EMU_MW_LO, EMU_MW_HI, EMU_MW_WIDE };
 #define EMU_F_TO        0x20   /* cvta.to.space: generic -> space address */
 #define EMU_F_APPROX    0x40
 #define EMU_F_NAN       0x80   /* min/max.NaN */
+#define EMU_F_ENDLESS   0x08   /* bra: a back edge of a loop that no path leads out of (set by emu_ptx_cfg) */
 
 /* Addresses of the shared and local windows inside the generic address space: above every user-space
  * host pointer, so a generic address tells its space by its top bits. */
@@ -240,6 +241,9 @@ void emu_ptx_cfg(emu_func *f);
 
 /* Diagnostics (emu_diag.c). */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len);
+/* "file:line" of the loop made of f's instructions first..last (a back edge's target and source): the
+ * line of its for, while or do in the learner's file. */
+const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len);
 char *emu_demangle(const char *mangled);
 /* The source name of a variable: "sdata" for a function's static "_ZZ...E5sdata"; others as they are. */
 void emu_var_name(const char *ptx_name, char *buf, size_t len);

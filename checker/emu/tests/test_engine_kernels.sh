@@ -73,7 +73,15 @@ check oob_global bugs _Z3oobPKiPii "2 256 0 in:i32:500:iota out:i32:500 i=500" "
 # thread 0 sums 32 ones and 224 slots not stored yet, which hold the poison 0xCDCDCDCD
 check missing_syncthreads bugs _Z12missing_syncPKiPi "1 256 0 in:i32:256:ones out:i32:1" "error 0|out0: 336860032" "Missing __syncthreads()"
 check divergent_barrier bugs _Z17divergent_barrierPi "1 64 0 out:i32:4" "error 702|out0: 0 0 0 0" "sits in divergent code"
-check endless_loop bugs _Z7endlessPi "1 64 0 out:i32:2" "error 702|out0: 0 0" "did not finish after"
+check endless_loop bugs _Z7endlessPi "1 64 0 out:i32:2" "error 702|out0: 0 0" "bugs.cu:19: in kernel endless, block (0,0,0), thread (0,0,0): this loop never ends"
+# loops that never end are named with the line of their for (not as a barrier in divergent code), and a
+# spin-wait with a way out that never comes is named when the budget is spent
+check step_not_assigned loops_barriers _Z17step_not_assignedPKiPi "1 64 0 in:i32:64:ones out:i32:1" "error 702|out0: 0" "loops_barriers.cu:10: in kernel step_not_assigned, block (0,0,0), thread (1,0,0): this loop never ends"
+check unsigned_geq_zero loops_barriers _Z17unsigned_geq_zeroPKiPi "1 64 0 in:i32:64:ones out:i32:1" "error 702|out0: 0" "loops_barriers.cu:25: in kernel unsigned_geq_zero, block (0,0,0), thread (0,0,0): this loop never ends"
+check spin_wait loops_barriers _Z9spin_waitPViPi "1 32 0 out:i32:1 out:i32:1" "error 702|out0: 0|out1: 0" "loops_barriers.cu:36: in kernel spin_wait, block (0,0,0), thread (0,0,0): the kernel did not finish after 100000000 warp instructions: this warp was still going round this loop"
+# threads that return before a barrier, splitting a warp: they no longer count at it (no deadlock)
+check early_return loops_barriers _Z12early_returnPKiPii "1 64 0 in:i32:64:ones out:i32:1 i=40" "error 0|out0: 40" "__syncthreads() is reached by 40 of the 64 threads of the block; the other 24 (threads (40,0,0), (41,0,0), (42,0,0) and 21 more) finished without reaching it"
+check guarded loops_barriers _Z7guardedPKiPii "1 64 0 in:i32:64:ones out:i32:1 i=40" "error 0|out0: 40"
 check uninit_global bugs _Z11uninit_readPKiPi "1 32 0 in:i32:32:uninit out:i32:32" "error 0|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" "that nothing has written"
 check shared_oob bugs _Z10shared_oobPii "1 32 0 out:i32:2 i=1" "error 700|out0: 0 0" "out-of-bounds shared memory read"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
