@@ -228,6 +228,14 @@ static void describe_lanes(emu_ctx *x, emu_warp *w, uint32_t lanes, char *buf, s
     }
 }
 
+const char *emu_barrier_name(const emu_insn *in)
+{
+    if (in->op == EMU_OP_BAR_ARRIVE) return "bar.arrive";
+    if (in->op != EMU_OP_BAR_RED) return in->nargs ? "the named barrier (bar.sync with a thread count)" : "__syncthreads() (bar.sync)";
+    return in->mod == EMU_AT_POPC ? "__syncthreads_count() (bar.red.popc)" :
+           in->mod == EMU_AT_AND ? "__syncthreads_and() (bar.red.and)" : "__syncthreads_or() (bar.red.or)";
+}
+
 static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BAR_DIVERGENT)) {
@@ -235,11 +243,11 @@ static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint3
         emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
         describe_lanes(x, w, w->live & ~m, missing, sizeof missing);
         emu_diag_report(EMU_FD_BAR_DIVERGENT,
-            "%s: __syncthreads() (bar.sync) is reached by only %d of the %d running threads of this warp: it sits in "
+            "%s: %s is reached by only %d of the %d running threads of this warp: it sits in "
             "divergent code (inside an if or a loop that not all threads of the block take). Threads %s never "
             "arrive, so the block waits forever: a deadlock (or undefined behaviour) on a GPU. Move the barrier "
             "out of the condition so that every thread of the block reaches it.",
-            where, __builtin_popcount(m), __builtin_popcount(w->live), missing);
+            where, emu_barrier_name(in), __builtin_popcount(m), __builtin_popcount(w->live), missing);
     }
     emu_fatal(x, 702);
 }

@@ -115,6 +115,8 @@ void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_
 /* The same with the place already written as text ("file:line"). */
 void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len);
 void emu_fatal(emu_ctx *x, int error);
+/* How a learner wrote a barrier instruction: "__syncthreads() (bar.sync)", "__syncthreads_count() ...". */
+const char *emu_barrier_name(const emu_insn *in);
 static inline const emu_frame *emu_top_frame(const emu_warp *w) { return &w->frames[w->nframes - 1]; }
 
 /* emu_exec_mem.c: 0 when the launch must stop. */

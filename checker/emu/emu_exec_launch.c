@@ -59,17 +59,17 @@ static void release_barrier(emu_ctx *x, int id)
     int for_all = id < 0 || !x->bar_expected[id];
     if (exited_threads && any && for_all && emu_diag_first(EMU_FD_BAR_EXITED)) {
         char where[800], who[200];
-        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), any->frames[any->nframes - 1].f->code[any->bar_pc].loc,
-                  where, sizeof where);
+        const emu_insn *bar = &any->frames[any->nframes - 1].f->code[any->bar_pc];
+        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), bar->loc, where, sizeof where);
         exited_text(x, who, sizeof who);
-        emu_diag_report(EMU_FD_BAR_EXITED, "%s: __syncthreads() is reached by %d of the %d threads of the block; the "
+        emu_diag_report(EMU_FD_BAR_EXITED, "%s: %s is reached by %d of the %d threads of the block; the "
                         "other %d (%s) finished without reaching it: they returned before it, or it sits in a branch "
                         "or a loop that they skip. A barrier does not wait for threads that have finished, so "
                         "whatever the others expect from them after it (the shared memory they were to store, their "
                         "part of the tree) is missing, and a __syncthreads() that not every thread reaches is "
                         "undefined behaviour. Guard the work with an if (such as if (i < n)) instead of returning, "
                         "and keep barriers out of conditions that not every thread shares.",
-                        where, threads - exited_threads, threads, exited_threads, who);
+                        where, emu_barrier_name(bar), threads - exited_threads, threads, exited_threads, who);
     }
     emu_flush_pending(x);
     x->interval++;

@@ -80,8 +80,9 @@ check step_not_assigned loops_barriers _Z17step_not_assignedPKiPi "1 64 0 in:i32
 check unsigned_geq_zero loops_barriers _Z17unsigned_geq_zeroPKiPi "1 64 0 in:i32:64:ones out:i32:1" "error 702|out0: 0" "loops_barriers.cu:25: in kernel unsigned_geq_zero, block (0,0,0), thread (0,0,0): this loop never ends"
 check spin_wait loops_barriers _Z9spin_waitPViPi "1 32 0 out:i32:1 out:i32:1" "error 702|out0: 0|out1: 0" "loops_barriers.cu:36: in kernel spin_wait, block (0,0,0), thread (0,0,0): the kernel did not finish after 100000000 warp instructions: this warp was still going round this loop"
 # threads that return before a barrier, splitting a warp: they no longer count at it (no deadlock)
-check early_return loops_barriers _Z12early_returnPKiPii "1 64 0 in:i32:64:ones out:i32:1 i=40" "error 0|out0: 40" "__syncthreads() is reached by 40 of the 64 threads of the block; the other 24 (threads (40,0,0), (41,0,0), (42,0,0) and 21 more) finished without reaching it"
+check early_return loops_barriers _Z12early_returnPKiPii "1 64 0 in:i32:64:ones out:i32:1 i=40" "error 0|out0: 40" "__syncthreads() (bar.sync) is reached by 40 of the 64 threads of the block; the other 24 (threads (40,0,0), (41,0,0), (42,0,0) and 21 more) finished without reaching it"
 check guarded loops_barriers _Z7guardedPKiPii "1 64 0 in:i32:64:ones out:i32:1 i=40" "error 0|out0: 40"
+check count_in_branch loops_barriers _Z15count_in_branchPi "1 32 0 out:i32:1" "error 702|out0: 0" "__syncthreads_count() (bar.red.popc) is reached by only 16 of the 32 running threads of this warp"
 check uninit_global bugs _Z11uninit_readPKiPi "1 32 0 in:i32:32:uninit out:i32:32" "error 0|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" "that nothing has written"
 check shared_oob bugs _Z10shared_oobPii "1 32 0 out:i32:2 i=1" "error 700|out0: 0 0" "out-of-bounds shared memory read"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"

@@ -65,3 +65,11 @@ __global__ void guarded(const int *in, int *out, int n)
         *out = t;
     }
 }
+
+// __syncthreads_count() in divergent code is named as such.
+__global__ void count_in_branch(int *out)
+{
+    int c = 0;
+    if (threadIdx.x < 16) c = __syncthreads_count(threadIdx.x & 1);
+    out[threadIdx.x] = c;
+}
