@@ -22,6 +22,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_BAR_DIVERGENT] = "barrier in divergent code",
     [EMU_FD_BAR_EXITED] = "barrier after some threads exited",
     [EMU_FD_MEMBERS] = "warp-synchronous instruction with inactive member lanes",
+    [EMU_FD_SHFL_ABSENT] = "shuffle from a lane that does not take part",
     [EMU_FD_UNSUPPORTED] = "unsupported instruction",
     [EMU_FD_BUDGET] = "instruction budget spent",
     [EMU_FD_ENDLESS] = "loop that never ends",

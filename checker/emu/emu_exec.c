@@ -570,7 +570,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         case EMU_OP_MATCH: emu_match(x, w, in, R, P, m); break;
         case EMU_OP_ACTIVEMASK: LANES(m, rd[l] = mask); break;
         case EMU_OP_WARPSYNC:
-            emu_check_members(x, w, in, U32(R[in->e + __builtin_ctz(m)]), m, "__syncwarp() (bar.warp.sync)");
+            emu_check_members(x, w, in, R, m, "__syncwarp() (bar.warp.sync)");
             w->wsync++;
             break;
 

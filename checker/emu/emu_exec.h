@@ -133,7 +133,7 @@ void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
 void emu_vote(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m);
 void emu_redux(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 void emu_match(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m);
-int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t members, uint32_t m, const char *what);
+int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, const char *what);
 
 /* emu_exec_alu.c: one lane of a generic instruction. */
 uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
@@ -149,7 +149,7 @@ void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args)
 /* emu_diag.c: one message per kind of finding and launch, plus a count. */
 enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
        EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_BAR_DIVERGENT, EMU_FD_BAR_EXITED,
-       EMU_FD_MEMBERS, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS, EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT,
+       EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS, EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT,
        EMU_FD_LAUNCH, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */

@@ -85,7 +85,15 @@ check guarded loops_barriers _Z7guardedPKiPii "1 64 0 in:i32:64:ones out:i32:1 i
 check count_in_branch loops_barriers _Z15count_in_branchPi "1 32 0 out:i32:1" "error 702|out0: 0" "__syncthreads_count() (bar.red.popc) is reached by only 16 of the 32 running threads of this warp"
 check uninit_global bugs _Z11uninit_readPKiPi "1 32 0 in:i32:32:uninit out:i32:32" "error 0|out0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" "that nothing has written"
 check shared_oob bugs _Z10shared_oobPii "1 32 0 out:i32:2 i=1" "error 700|out0: 0 0" "out-of-bounds shared memory read"
-check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
+# each lane's own member mask: two half-warps in one redux, ballot, CUB's logical warps of 16
+h1=$(printf '120 %.0s' $(seq 16)) h2=$(printf '376 %.0s' $(seq 15))
+check half_redux warp_masks _Z10half_reduxPKjPj "1 32 0 in:u32:32:iota out:u32:32" "error 0|out0: $h1${h2}376"
+b1=$(printf '2147527338 %.0s' $(seq 16)) b2=$(printf '2863267840 %.0s' $(seq 15))
+check half_ballot warp_masks _Z11half_ballotPKiPj "1 32 0 in:i32:32:iota out:u32:32" "error 0|out0: $b1${b2}2863267840"
+check cub_warp16 warp_masks _Z10cub_warp16PKiPi "1 32 0 in:i32:32:iota out:i32:2" "error 0|out0: 120 376"
+# a full-mask shuffle in a block of 2 threads reads lanes that do not exist
+check tiny_block_shuffle warp_masks _Z18tiny_block_shufflePKiPi "1 2 0 in:i32:2:ones out:i32:1" "error 0|out0: 32" "in lane 0 reads the value of lane 16, but there is no thread in lane 16: the block has 2 threads"
+check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 30 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
 # half precision (__half, __half2: each operation rounded once to half) and mul24/mad24 (inline asm);
 # the expected bits come from Python's IEEE half conversion
 check half_ops half_mul24 _Z8half_opsPKfPji "1 32 0 in:f32:5:iota out:u32:40 i=5" "error 0|out0: 16573 49239 13123 16689 44646 13123 14446 51093 16901 44160 16519 17734 48609 16519 17919 15691 17229 16399 16538 17907 47739 16538 18289 17433 17482 17442 13668 17568 44319 17442 17634 14831 18506 16680 19503 20052 49664 19503 20706 19614"
