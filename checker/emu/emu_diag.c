@@ -19,6 +19,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_UNINIT_SHARED] = "read of shared memory that was never written",
     [EMU_FD_RACE] = "shared-memory race between warps",
     [EMU_FD_WARP_RACE] = "shared-memory exchange inside a warp without __syncwarp()",
+    [EMU_FD_GLOBAL_RACE] = "race on global memory",
     [EMU_FD_BAR_DIVERGENT] = "barrier in divergent code",
     [EMU_FD_BAR_EXITED] = "barrier after some threads exited",
     [EMU_FD_MEMBERS] = "warp-synchronous instruction with inactive member lanes",
@@ -150,6 +151,77 @@ const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int
     }
     snprintf(buf, len, "%s:%d", m->files[top->file], line);
     return buf;
+}
+
+/* The source file of kernel f: the learner's file its first located instruction lies in. */
+static const char *kernel_file(const emu_module *m, const emu_func *f)
+{
+    for (int pc = 0; pc < f->ncode; pc++) {
+        uint32_t loc = f->code[pc].loc;
+        if (loc == 0 || (int)loc >= m->nlocs) continue;
+        const emu_loc *l = learner_loc(m, loc);
+        if (l->file >= 0 && l->file < m->nfiles && m->files[l->file] && !is_system_file(m->files[l->file]))
+            return m->files[l->file];
+    }
+    return NULL;
+}
+
+/* Copies the name of parameter `index` out of the parameter list at text (just after its '('): the last
+ * identifier of the index-th comma-separated part. 0 when the list does not have nparams parts. */
+static int param_from_list(const char *text, int index, int nparams, char *buf, size_t len)
+{
+    int depth = 0, part = 0;
+    const char *start = text, *p = text;
+    for (; *p && depth >= 0; p++) {
+        if (*p == '(' || *p == '<' || *p == '[') depth++;
+        else if (*p == '>' || *p == ']') depth--;
+        else if (*p == ')') depth--;
+        if ((*p == ',' && depth == 0) || depth < 0) {
+            if (part == index) {
+                const char *e = p;
+                while (e > start && !(isalnum((unsigned char)e[-1]) || e[-1] == '_')) e--;
+                const char *b = e;
+                while (b > start && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+                if (b == e || isdigit((unsigned char)*b)) return 0;
+                snprintf(buf, len, "%.*s", (int)(e - b), b);
+            }
+            part++;
+            start = p + 1;
+        }
+    }
+    return part == nparams && buf[0];
+}
+
+int emu_param_name(const emu_module *m, const emu_func *f, int index, char *buf, size_t len)
+{
+    buf[0] = 0;
+    const char *path = m ? kernel_file(m, f) : NULL;
+    FILE *src = path ? fopen(path, "r") : NULL;
+    if (!src) return 0;
+    static char text[1 << 16];
+    size_t got = fread(text, 1, sizeof text - 1, src);
+    fclose(src);
+    text[got] = 0;
+    /* the kernel's name as written: its pretty name without template arguments or namespaces */
+    char name[256];
+    snprintf(name, sizeof name, "%s", f->pretty);
+    char *lt = strchr(name, '<');
+    if (lt) *lt = 0;
+    const char *colon = strrchr(name, ':'), *want = colon ? colon + 1 : name;
+    size_t n = strlen(want);
+    for (const char *p = strstr(text, want); p && n; p = strstr(p + 1, want)) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *q = p + n;
+        while (isspace((unsigned char)*q)) q++;
+        if (*q != '(') continue;
+        /* a definition or a declaration: __global__ appears before it on the way back to the last ';' or '}' */
+        const char *b = p;
+        while (b > text && b[-1] != ';' && b[-1] != '}') b--;
+        if (!strstr(b, "__global__") || strstr(b, "__global__") > p) continue;
+        if (param_from_list(q + 1, index, f->nparams, buf, len)) return 1;
+    }
+    buf[0] = 0;
+    return 0;
 }
 
 /* ---- A small demangler for kernel names: _Z4nameargs, _ZN2ns4nameE..., name<I...E> templates ---- */

@@ -80,6 +80,20 @@ typedef struct emu_pending {
     uint32_t loc, reads;        /* its line; how many reads of the word there were */
 } emu_pending;
 
+/* Races on global memory (emu_exec_race.c): what a launch knows about its blocks' orderings. */
+#define EMU_RACE_SHADOWS 64     /* allocations written in one launch that get a record (more go unchecked) */
+enum { EMU_RACE_READ, EMU_RACE_WRITE, EMU_RACE_ATOMIC };
+typedef struct emu_race_shadow emu_race_shadow;
+typedef struct emu_race {
+    uint32_t block;             /* the running block, linear, + 1 */
+    uint32_t acquired;          /* the sync words this block acquired, a bit per id */
+    uint32_t fence_seq;         /* the order of the block's last fence (0: none) */
+    uint32_t seq;               /* the launch's order of memory events so far */
+    emu_race_shadow *shadows; int nshadows;
+    struct emu_release *releases;   /* per block: its last release */
+    uint64_t sync[31]; int nsync;   /* the sync words: targets of atomics and releases */
+} emu_race;
+
 typedef struct emu_ctx {
     const emu_func *k;
     const emu_module *m;
@@ -97,6 +111,8 @@ typedef struct emu_ctx {
     emu_metrics *met;
     emu_alloc *last_alloc;      /* the allocation the last global access hit (most accesses hit it again) */
     int last_full;              /* every byte of last_alloc is written: reads need no check */
+    emu_race_shadow *last_shadow;   /* last_alloc's record of races, NULL while nothing wrote it in this launch */
+    emu_race race;
     uint64_t stride_last[256];  /* last address per (load instruction, warp): grid-stride loops get prefetched */
     uint32_t bar_popc, bar_and, bar_or;
     /* Per barrier (0..15): threads that arrived without waiting (bar.arrive) and the thread count the
@@ -128,6 +144,17 @@ void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t siz
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 
+/* emu_exec_race.c */
+void emu_race_block(emu_ctx *x, uint32_t block_lin);   /* at each block's start */
+void emu_race_end(emu_ctx *x);                         /* at the launch's end */
+void emu_race_fence(emu_ctx *x);                       /* __threadfence() and stronger */
+/* a's record for this launch; with create, made when there is none (NULL when no more can be made) */
+emu_race_shadow *emu_race_shadow_of(emu_ctx *x, const emu_alloc *a, int create);
+/* Lane l's access of n bytes at addr (kind EMU_RACE_*) against the record sh (NULL: none, only the
+ * orderings of atomics are noted); same: a write of the value the bytes already hold. */
+void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_race_shadow *sh, uint64_t addr,
+                     unsigned n, int kind, int same);
+
 /* emu_exec_warp.c */
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask);
 void emu_vote(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m);
@@ -148,7 +175,7 @@ void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args)
 
 /* emu_diag.c: one message per kind of finding and launch, plus a count. */
 enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
-       EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_BAR_DIVERGENT, EMU_FD_BAR_EXITED,
+       EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_GLOBAL_RACE, EMU_FD_BAR_DIVERGENT, EMU_FD_BAR_EXITED,
        EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS, EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT,
        EMU_FD_LAUNCH, EMU_FD_COUNT };
 void emu_diag_begin(void);

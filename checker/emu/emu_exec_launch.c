@@ -232,9 +232,11 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         for (unsigned by = 0; by < grid.y && !x->stop; by++)
             for (unsigned bx = 0; bx < grid.x && !x->stop; bx++) {
                 x->ctaid = (emu_dim3){ bx, by, bz };
+                emu_race_block(x, (bz * grid.y + by) * grid.x + bx);
                 run_block(x, shuffle);
                 out->metrics.blocks++;
             }
+    emu_race_end(x);
     emu_diag_end(f->pretty);
     fflush(stdout);
     out->metrics.threads_per_block = nthreads;

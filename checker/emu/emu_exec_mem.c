@@ -443,6 +443,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         if (!a) { global_oob(x, w, in, l, addr, n, acc); return NULL; }
         x->last_alloc = a;
         x->last_full = a->written_upto >= a->size;
+        x->last_shadow = emu_race_shadow_of(x, a, 0);
     }
     size_t off = addr - a->base;
     if (acc != ACC_STORE && !emu_alloc_written(a, off, n)) uninit_global(x, w, in, l, addr, n, a);
@@ -495,6 +496,33 @@ static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
     return ((addr[cnt - 1] + n - 1) >> 5) - (addr[0] >> 5) + 1;
 }
 
+/* The race record of lane l's global access of n bytes at addr (the allocation is x->last_alloc); for a
+ * store or an atomic the allocation gets a record if it has none. p: where the bytes are. */
+static void race_lane(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, int l, uint64_t addr, unsigned n,
+                      int kind)
+{
+    if (kind != EMU_RACE_READ && !x->last_shadow) x->last_shadow = emu_race_shadow_of(x, x->last_alloc, 1);
+    int same = 0;
+    uint8_t bytes[32];
+    if (kind == EMU_RACE_WRITE) {
+        unsigned sz = EMU_TSIZE(in->t);
+        for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
+        same = !memcmp(bytes, (const void *)(uintptr_t)addr, n);
+    }
+    emu_race_access(x, w, in, l, x->last_shadow, addr, n, kind, same);
+    /* the store itself (again, after): the next lane's write compares with this one's value */
+    if (kind == EMU_RACE_WRITE) memcpy((void *)(uintptr_t)addr, bytes, n);
+}
+
+/* race_lane for the lanes of m, whose addresses are addr[0..] in lane order. */
+static void race_lanes(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, const uint64_t *addr,
+                       unsigned n, int store)
+{
+    int i = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1, i++)
+        race_lane(x, w, in, R, __builtin_ctz(mm), addr[i], n, store ? EMU_RACE_WRITE : EMU_RACE_READ);
+}
+
 /* 1 when done, 0 when the slow path must run (to diagnose), -1 never. */
 static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, int store)
 {
@@ -535,6 +563,13 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         /* Knowing that every byte is written is cheaper than touching the flags at every access: an
          * input written by cudaMemcpy is usually whole. The scan resumes where the last one stopped. */
         x->last_full = emu_alloc_settle(al) >= al->size;
+        x->last_shadow = emu_race_shadow_of(x, al, 0);
+    }
+    /* Races: every store and atomic is recorded; a load is checked once the memory has a record, or
+     * when it is a strong read that may acquire what another block released. */
+    if (store || x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) {
+        if (contiguous) EMU_IVDEP for (int l = 0; l < 32; l++) addr[l] = lo + (uint64_t)l * n;
+        race_lanes(x, w, in, R, m, addr, n, store);
     }
     if (!store) {
         /* A warp's next access by this load is usually one stride further: fetch it now, so that the
@@ -667,8 +702,10 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         int space; uint32_t so = 0;
         uint8_t *p = resolve(x, w, in, l, addr, n, ACC_LOAD, &space, &so);
         if (!p) return 0;
-        if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
-        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
+        if (space == EMU_SP_GLOBAL) {
+            gaddr[ng++] = addr;
+            if (x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) race_lane(x, w, in, R, l, addr, n, EMU_RACE_READ);
+        } else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
         ptr[l] = p;
     }
     /* Values go to registers after every lane's address was read: a register may be both. */
@@ -698,8 +735,10 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         int space; uint32_t so = 0;
         uint8_t *p = resolve(x, w, in, l, addr, n, ACC_STORE, &space, &so);
         if (!p) return 0;
-        if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
-        else if (space == EMU_SP_SHARED) {
+        if (space == EMU_SP_GLOBAL) {
+            gaddr[ng++] = addr;
+            race_lane(x, w, in, R, l, addr, n, EMU_RACE_WRITE);
+        } else if (space == EMU_SP_SHARED) {
             uint8_t bytes[32];
             for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
             soff[ns] = so; slane[ns++] = l;
@@ -763,7 +802,10 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
         if (space == EMU_SP_SHARED) {
             any_shared = 1;
             shared_atomic(x, w, in, l, so, n);
-        } else any_global = 1;
+        } else {
+            any_global = 1;
+            race_lane(x, w, in, R, l, addr, n, EMU_RACE_ATOMIC);
+        }
         uint64_t old = 0;
         memcpy(&old, p, n);
         uint64_t nv = atom_apply(in, old, R[in->b + l], R[in->c + l]);

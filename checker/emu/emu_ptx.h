@@ -18,7 +18,8 @@
  *   opcode          PTX                                meaning
  */
 #define EMU_OPCODES(X) \
-    X(NOP,          "membar fence pragma",            "no effect in a sequential emulator") \
+    X(NOP,          "membar.cta fence.cta pragma",    "no effect in a sequential emulator") \
+    X(FENCE,        "membar.gl/sys, fence.sc/acq_rel.gpu/sys", "orders the block's global accesses for other blocks (races)") \
     X(UNSUPPORTED,  "anything else",                  "a finding naming the instruction, then error 715") \
     /* control */ \
     X(BRA,          "bra[.uni] L",                     "branch; divergence pushes the SIMT stack, lanes meet at the post-dominator") \
@@ -146,6 +147,10 @@ enum { EMU_MW_LO, EMU_MW_HI, EMU_MW_WIDE };
 #define EMU_F_APPROX    0x40
 #define EMU_F_NAN       0x80   /* min/max.NaN */
 #define EMU_F_ENDLESS   0x08   /* bra: a back edge of a loop that no path leads out of (set by emu_ptx_cfg) */
+/* ld, st, atom, red: the memory model's strong accesses, which never race with each other (volatile and
+ * .relaxed/.acquire/.release at gpu or system scope set EMU_F_VOLATILE), and their orderings. */
+#define EMU_F_ACQUIRE   0x20   /* .acquire or .acq_rel */
+#define EMU_F_RELEASE   0x40   /* .release or .acq_rel */
 
 /* Addresses of the shared and local windows inside the generic address space: above every user-space
  * host pointer, so a generic address tells its space by its top bits. */
@@ -245,6 +250,9 @@ const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t le
  * line of its for, while or do in the learner's file. */
 const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len);
 char *emu_demangle(const char *mangled);
+/* The name of kernel f's parameter index (from 0) as the learner's file declares it ("d_out"): 0 (and
+ * an empty buf) when the file cannot be read or its declaration not found. */
+int emu_param_name(const emu_module *m, const emu_func *f, int index, char *buf, size_t len);
 /* The source name of a variable: "sdata" for a function's static "_ZZ...E5sdata"; others as they are. */
 void emu_var_name(const char *ptx_name, char *buf, size_t len);
 

@@ -94,6 +94,14 @@ check cub_warp16 warp_masks _Z10cub_warp16PKiPi "1 32 0 in:i32:32:iota out:i32:2
 # a full-mask shuffle in a block of 2 threads reads lanes that do not exist
 check tiny_block_shuffle warp_masks _Z18tiny_block_shufflePKiPi "1 2 0 in:i32:2:ones out:i32:1" "error 0|out0: 32" "in lane 0 reads the value of lane 16, but there is no thread in lane 16: the block has 2 threads"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 30 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
+# races on global memory: between lanes, between blocks, an atomic after another block's plain store,
+# and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
+check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6: in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"
+check block_rmw global_races _Z9block_rmwPKiPi "3 32 0 in:i32:3:ones out:i32:1" "error 0|out0: 3" "in kernel block_rmw, block (1,0,0), thread (0,0,0): reads out[0] in global memory, which thread (0,0,0) of block (0,0,0) wrote"
+check zero_then_atomic global_races _Z16zero_then_atomicPKiPi "2 32 0 in:i32:64:ones out:i32:1:5" "error 0|out0: 64" "block (0,0,0), thread (1,0,0): updates with an atomic out[0] in global memory, which thread (0,0,0) of the same warp wrote"
+check last_block_no_fence global_races _Z10last_blockPKiPiS1_i "3 32 0 in:i32:3:iota out:i32:3 out:i32:1 i=0" "error 0|out0: 0 1 2|out1: 3" "block (2,0,0), thread (0,0,0): reads partial[0] in global memory, which thread (0,0,0) of block (0,0,0) wrote"
+check last_block_fenced global_races _Z10last_blockPKiPiS1_i "3 32 0 in:i32:3:iota out:i32:3 out:i32:1 i=1" "error 0|out0: 0 1 2|out1: 3"
+check correct_forms global_races _Z13correct_formsPKiPiPhS1_S1_ "2 64 0 in:i32:128:ones out:i32:1 out:i32:32 out:i32:1 out:i32:2" "error 0|out0: 128|out1: 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009 16843009|out2: 1|out3: 2 2"
 # half precision (__half, __half2: each operation rounded once to half) and mul24/mad24 (inline asm);
 # the expected bits come from Python's IEEE half conversion
 check half_ops half_mul24 _Z8half_opsPKfPji "1 32 0 in:f32:5:iota out:u32:40 i=5" "error 0|out0: 16573 49239 13123 16689 44646 13123 14446 51093 16901 44160 16519 17734 48609 16519 17919 15691 17229 16399 16538 17907 47739 16538 18289 17433 17482 17442 13668 17568 44319 17442 17634 14831 18506 16680 19503 20052 49664 19503 20706 19614"
