@@ -50,6 +50,12 @@ emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
 void emu_mem_register(void *base, size_t size, const char *what, int initialised);
 void emu_mem_unregister(void *base);
 
+/* Device memory of total_bytes that holds chunk (chunk_bytes, a multiple of the page size) over and over:
+ * the chunk's pages mapped again and again, copy on write, so that 8 GiB of a repeated input cost the
+ * memory of one chunk, and a kernel that writes into it gets its own copy of each page it writes. Freed
+ * by cudaFree. NULL when this system cannot map memory so (then copy the chunk into cudaMalloc'd memory). */
+void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes);
+
 /* ---- Modules and kernels (owned by the engine) ------------------------------------------------ */
 
 typedef struct emu_module emu_module;

@@ -155,6 +155,12 @@ emu_race_shadow *emu_race_shadow_of(emu_ctx *x, const emu_alloc *a, int create);
 void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_race_shadow *sh, uint64_t addr,
                      unsigned n, int kind, int same);
 
+/* emu_exec_names.c: global memory in findings. emu_global_name: "d_out[3]" for n bytes at addr of a.
+ * emu_global_before: a sentence for an address before the start of what a pointer parameter points into,
+ * when it is one (else 0). */
+void emu_global_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len);
+int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t len);
+
 /* emu_exec_warp.c */
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask);
 void emu_vote(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m);

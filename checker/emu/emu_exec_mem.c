@@ -14,7 +14,7 @@ static const char *const acc_name[] = { "read", "write", "atomic" };
 static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc)
 {
     if (!emu_diag_first(EMU_FD_OOB_GLOBAL)) { emu_fatal(x, 700); return; }
-    char where[800], what[400];
+    char where[800], what[600];
     emu_where(x, w, l, in->loc, where, sizeof where);
     emu_alloc *a;
     if (addr < 65536) {
@@ -36,7 +36,9 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
         else if (a)
             snprintf(what, sizeof what, "address 0x%llx is %llu bytes before the start of the %zu-byte %s at 0x%llx (a negative index?)",
                      (unsigned long long)addr, (unsigned long long)before, a->size, a->what, (unsigned long long)a->base);
-        else
+        else if (emu_global_before(x, addr, n, what, sizeof what)) {
+            /* far before what a pointer parameter points into: named by that parameter */
+        } else
             snprintf(what, sizeof what, "address 0x%llx is not device memory: a host pointer, a freed allocation or "
                      "garbage? A kernel can only use memory from cudaMalloc (or __device__ variables)", (unsigned long long)addr);
     }

@@ -139,33 +139,6 @@ static void record(emu_ctx *x, emu_warp *w, int l, emu_gaccess *r, uint32_t seq,
 
 /* ---- The finding ------------------------------------------------------------------------------------ */
 
-/* "d_out[3]" (a kernel argument, named as the learner's file names it), "g_total" (a __device__ variable),
- * or "byte 12 of a 64-byte cudaMalloc allocation". */
-static void global_what(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len)
-{
-    const emu_func *f = x->k;
-    for (int i = 0; i < f->nparams; i++) {
-        uint64_t p = 0;
-        if (f->param_size[i] != 8) continue;
-        memcpy(&p, x->params + f->param_off[i], 8);
-        if (p < a->base || p >= a->base + a->size || addr < p || (addr - p) % n) continue;
-        char name[128];
-        if (emu_param_name(x->m, f, i, name, sizeof name))
-            snprintf(buf, len, "%s[%llu]", name, (unsigned long long)((addr - p) / n));
-        else
-            snprintf(buf, len, "element %llu of the kernel's argument %d", (unsigned long long)((addr - p) / n), i + 1);
-        return;
-    }
-    if (strcmp(a->what, "cudaMalloc") && strcmp(a->what, "cudaMallocManaged") && strcmp(a->what, "cudaMallocHost")) {
-        char name[200];
-        emu_var_name(a->what, name, sizeof name);
-        if (a->size <= n) snprintf(buf, len, "%s", name);
-        else snprintf(buf, len, "%s[%llu]", name, (unsigned long long)((addr - a->base) / n));
-        return;
-    }
-    snprintf(buf, len, "byte %llu of a %zu-byte %s allocation", (unsigned long long)(addr - a->base), a->size, a->what);
-}
-
 /* "thread (3,0,0) of the same warp", "... of another warp of this block", "... of block (2,0,0)". */
 static void other_text(emu_ctx *x, emu_warp *w, uint32_t block, uint16_t warp, uint8_t lane, char *buf, size_t len)
 {
@@ -184,7 +157,7 @@ static void report(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu
     if (!emu_diag_first(EMU_FD_GLOBAL_RACE)) return;
     char where[800], what[300], who[120];
     emu_where(x, w, l, in->loc, where, sizeof where);
-    global_what(x, a, addr, n, what, sizeof what);
+    emu_global_name(x, a, addr, n, what, sizeof what);
     other_text(x, w, r->block, r->warp, r->lane, who, sizeof who);
     emu_diag_report(EMU_FD_GLOBAL_RACE, "%s: %s %s in global memory, which %s %s with nothing ordering the two: a "
                     "race on global memory, so updates can be lost. %s", where, verb, what, who, other_verb,

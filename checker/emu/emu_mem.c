@@ -1,6 +1,6 @@
 /* emu_mem.c - the registry of device memory: allocations sorted by address, each with a record of the
  * bytes written, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
-#define _DEFAULT_SOURCE  /* sysconf(_SC_PHYS_PAGES), madvise */
+#define _GNU_SOURCE      /* sysconf(_SC_PHYS_PAGES), madvise, memfd_create */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,7 +23,9 @@ static const char emu_msg_bad_free[] =
 typedef struct emu_rec {
     emu_alloc a;
     enum emu_mem_kind kind;
-    void *raw;  /* what to free(), NULL for memory someone else owns */
+    void *raw;      /* what to free(), NULL for memory someone else owns */
+    size_t mapped;  /* when not 0, raw is a mapping of this many bytes, to munmap() instead */
+    size_t counted; /* the bytes counted against the emulator's total */
 } emu_rec;
 
 static emu_rec **emu_recs;     /* sorted by a.base */
@@ -160,9 +162,10 @@ void emu_alloc_mark(emu_alloc *a, size_t off, size_t n)
 
 static void emu_rec_free(emu_rec *r)
 {
-    if (r->kind != EMU_MEM_MODULE) emu_used -= r->a.size;
+    emu_used -= r->counted;
     free(r->a.written);
-    free(r->raw);
+    if (r->mapped) munmap(r->raw, r->mapped);
+    else free(r->raw);
     free(r);
 }
 
@@ -213,9 +216,39 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     memset(raw, initialised ? 0 : EMU_FRESH_BYTE, size);
     r->kind = kind;
     r->raw = raw;
+    r->counted = size;
     emu_used += size;
     *out = raw;
     return cudaSuccess;
+}
+
+void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (!chunk_bytes || page <= 0 || chunk_bytes % (size_t)page || chunk_bytes > emu_rt_mem_total() - emu_used)
+        return NULL;
+    int fd = memfd_create("emu-repeated-input", MFD_CLOEXEC);
+    if (fd < 0) return NULL;
+    size_t chunks = (total_bytes + chunk_bytes - 1) / chunk_bytes, mapped = chunks * chunk_bytes + (size_t)page;
+    char *base = MAP_FAILED;
+    if (ftruncate(fd, (off_t)chunk_bytes) == 0 && pwrite(fd, chunk, chunk_bytes, 0) == (ssize_t)chunk_bytes)
+        /* the whole range first, unreadable: its last page stays so, past the end */
+        base = mmap(NULL, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    for (size_t k = 0; base != MAP_FAILED && k < chunks; k++)
+        if (mmap(base + k * chunk_bytes, chunk_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+            munmap(base, mapped);
+            base = MAP_FAILED;
+        }
+    close(fd);   /* the mappings keep the chunk's pages */
+    if (base == MAP_FAILED) return NULL;
+    emu_rec *r = emu_rec_new(base, total_bytes, emu_kind_allocator(EMU_MEM_DEVICE), 1);
+    if (!r || emu_insert(r) != 0) { free(r); munmap(base, mapped); return NULL; }
+    r->kind = EMU_MEM_DEVICE;
+    r->raw = base;
+    r->mapped = mapped;
+    r->counted = chunk_bytes;
+    emu_used += chunk_bytes;
+    return base;
 }
 
 cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who)

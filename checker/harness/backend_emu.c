@@ -14,3 +14,8 @@ int backend_take_metrics(emu_metrics *out)
     emu_metrics_take(out);
     return 1;
 }
+
+void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
+{
+    return emu_device_repeated(chunk, chunk_bytes, total_bytes);
+}

@@ -15,3 +15,9 @@ int backend_take_metrics(emu_metrics *out)
     (void)out;
     return 0;
 }
+
+void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
+{
+    (void)chunk; (void)chunk_bytes; (void)total_bytes;
+    return NULL;
+}
