@@ -267,6 +267,7 @@ static void endless_loop(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, ui
                         "or an unsigned counter compared with >= 0? The launch fails with cudaErrorLaunchTimeout.",
                         where);
     }
+    x->endless = 1;
     emu_fatal(x, 702);
 }
 

@@ -195,6 +195,8 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         return;
     }
     if (f->nparams && !args) { bad_launch(out, k, 1, "the kernel takes arguments but none were given"); return; }
+    /* A kernel that never finished in an earlier test of this run costs nothing the second time. */
+    if (emu_diag_endless_known(f->name, f->pretty)) { out->error = 702; return; }   /* cudaErrorLaunchTimeout */
 
     emu_ctx X;
     memset(&X, 0, sizeof X);
@@ -238,6 +240,7 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
             }
     emu_race_end(x);
     emu_diag_end(f->pretty);
+    if (x->executed >= x->budget || x->endless) emu_diag_endless_record(f->name);
     fflush(stdout);
     out->metrics.threads_per_block = nthreads;
     out->error = x->error;

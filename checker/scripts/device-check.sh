@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # device-check.sh STEP... - what the course verifies on a GPU machine, in as few calls as possible.
 # Steps: test (make test on the GPU and the emulator), report (make ex05 as a skeleton, as the solution and
-# with a missing __syncthreads()), bench (make bench), compare (GPU vs emulator answers), ncu (emulator
-# metrics vs Nsight Compute), sass (the SASS of exercise 01's atomics on ints and floats). Needs .deps/
-# from checker/scripts/device-deps.sh where Check is not installed.
+# with a missing __syncthreads(); make ex02 and ex01 with two of the corpus's realistic mistakes), bench
+# (make bench), compare (GPU vs emulator answers), ncu (emulator metrics vs Nsight Compute), sass (the SASS
+# of exercise 01's atomics on ints and floats, by checker/scripts/sass.sh). Needs .deps/ from
+# checker/scripts/device-deps.sh where Check is not installed.
 # Each step's whole log goes to $OUT/logs.tgz (the device tool brings $OUT back); its tail is printed.
 set -u
 out=${OUT:-build/device}
@@ -41,6 +42,15 @@ report() {
     sed '0,/__syncthreads();/s//\/\/ (the barrier after the load is missing)/' solutions/v4_unroll_last_warp.cu >"$file"
     echo "----- missing __syncthreads() after the load"; make --no-print-directory ex05
     git checkout -q -- "$file" 2>/dev/null || true
+    # Realistic mistakes as a learner meets them on a GPU: the GPU's report, then the emulator's.
+    . checker/scripts/lib.sh
+    local entry target
+    for entry in checker/corpus/ex02/forgot_sync_in_loop.patch checker/corpus/ex01/no_index_check.patch; do
+        target=$(exercise_file "$(basename "$(dirname "$entry")" | sed 's/^ex//')")
+        corpus_apply "$entry" "$target" || continue
+        echo "----- $entry"; make --no-print-directory "$(basename "$(dirname "$entry")")"
+        git checkout -q -- "$target" 2>/dev/null || true
+    done
 }
 
 # The scripts' own files go into the archive too: the device tool brings back only a few files.
@@ -54,7 +64,7 @@ for s in "$@"; do
     bench) step bench 30 make --no-print-directory bench ;;
     compare) step gpu-compare 40 make --no-print-directory gpu-compare ;;
     ncu) step ncu-compare 60 make --no-print-directory ncu-compare ;;
-    sass) step atomics-sass 40 checker/gpu/atomics_sass.sh ;;
+    sass) step atomics-sass 40 bash -c 'checker/scripts/sass.sh atomic-int; checker/scripts/sass.sh atomic-float' ;;
     *) echo "device-check: unknown step $s" ;;
     esac
 done

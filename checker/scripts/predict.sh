@@ -20,9 +20,9 @@ record_of_exercise() {
 
 label() {
     case $1 in
-    warp_instructions) echo "warp instructions" ;;
-    active_lanes) echo "active lanes per instruction" ;;
-    divergent_branches) echo "divergent branches" ;;
+    warp_instructions) echo "warp instructions (PTX)" ;;
+    active_lanes) echo "active lanes per PTX instruction" ;;
+    divergent_branches) echo "divergent branches in PTX" ;;
     shared) echo "shared-memory loads and stores" ;;
     bank_conflicts) echo "shared-memory bank conflicts" ;;
     global_loads) echo "global load requests" ;;
@@ -70,7 +70,8 @@ metrics=($show)
 case $mode in
 offer)
     [ -f "$saved" ] && exit 0
-    say "Before you run it: \`make predict ex$nn\` records what you expect to change since the previous version, $prev (two quick questions)."
+    say "Before you run it: \`make predict ex$nn\` records what you expect to change since $prev (two"
+    say "quick questions)."
     exit 0 ;;
 
 show)
