@@ -46,9 +46,11 @@ for nn in $(exercise_numbers); do
     mkdir -p "$(dirname "$skel")"
     git show "HEAD:$file" >"$skel" 2>/dev/null || cp "$file" "$skel"
     echo "skeleton $file|$nn|$skel|fail||" >>"$items"
-    # Header keys other than expect and gpu-only (the report's own checks) are read elsewhere.
+    # Entries with "# report-" lines are realistic mistakes, graded through grade.sh by mistakes.sh below;
+    # header keys other than expect and gpu-only are for such other checks.
     for bad in checker/corpus/ex"$nn"/*.patch; do
         [ -e "$bad" ] || continue
+        [ -n "$(corpus_header "$bad" 'report-[a-z]*' | head -n 1)" ] && continue
         patterns=$(corpus_header "$bad" expect | paste -sd "$sep" -)
         gpu_only=$(corpus_header "$bad" gpu-only | wc -l | sed 's/^0$//; s/^[1-9].*/1/')
         echo "wrong kernel $bad|$nn|$(entry_source "$bad" corpus "$nn")|fail|$patterns|$gpu_only" >>"$items"
