@@ -119,10 +119,10 @@ check: checker
 test: checker
 	@checker/scripts/selftest.sh
 
-# For course developers: grade any kernel file against an exercise's suite, e.g.
-#   make grade-file EX=08 FILE=checker/corpus/ex08/atomics_not_zeroed.cu
+# For course developers: grade any kernel file, or a corpus entry (a patch against a reference), against an
+# exercise's suite, e.g.  make grade-file EX=08 FILE=checker/corpus/ex08/atomics_not_zeroed.patch
 grade-file: checker
-	@out=$(BUILD)/$(BACKEND)/grade-file/ex$(EX); checker/scripts/build-suite.sh $(EX) $(FILE) $$out && $$out/suite
+	@checker/scripts/grade-file.sh $(EX) $(FILE)
 
 bench: deps
 	@checker/scripts/bench.sh

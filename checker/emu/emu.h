@@ -18,16 +18,35 @@
 typedef struct emu_alloc {
     uintptr_t base;          /* first byte */
     size_t size;             /* bytes the program asked for */
-    unsigned char *written;  /* one flag per byte: nonzero once written by a copy, a memset or a kernel */
+    /* What has been written by a copy, a memset or a kernel: every byte below written_upto, and above it
+     * each byte whose flag is set in written (one flag per byte, made by the first write there; NULL
+     * until then). Memory written in order from its start, the usual case, only moves written_upto. */
+    size_t written_upto;
+    unsigned char *written;
     const char *what;        /* "cudaMalloc", or the name of a __device__ variable */
-    int whole;               /* 1: every flag in written is known to be set (the engine sets it after a scan;
-                              * only a copy of flags from another allocation, which may carry unset ones, clears it) */
     /* A harness's guard zones (emu_mem_guard): when guard_name[0] is set, only [open_lo, open_hi) is the
      * program's; a kernel's access to the rest is a finding. */
     uintptr_t open_lo, open_hi;
     size_t guard_elem;       /* element size, for the index in messages */
     char guard_name[24];     /* "d_in", "d_out" */
 } emu_alloc;
+
+/* 1 when every byte of [off, off + n) of a has been written. */
+static inline int emu_alloc_written(const emu_alloc *a, size_t off, size_t n)
+{
+    if (off + n <= a->written_upto) return 1;
+    if (!a->written) return 0;
+    for (size_t i = off > a->written_upto ? off : a->written_upto; i < off + n; i++)
+        if (!a->written[i]) return 0;
+    return 1;
+}
+
+/* Marks [off, off + n) of a as written. */
+void emu_alloc_mark(emu_alloc *a, size_t off, size_t n);
+
+/* Moves written_upto past the flags already set after it and returns it: a scan that resumes where the
+ * last one stopped, so that memory written from the front costs one pass, not one pass per write. */
+size_t emu_alloc_settle(emu_alloc *a);
 
 /* The allocation that holds all of [addr, addr+len), or NULL if no single allocation does. */
 emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
@@ -41,6 +60,12 @@ int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_
 /* Register memory the engine owns (a module's __device__ variables) so lookups find it. */
 void emu_mem_register(void *base, size_t size, const char *what, int initialised);
 void emu_mem_unregister(void *base);
+
+/* Device memory of total_bytes that holds chunk (chunk_bytes, a multiple of the page size) over and over:
+ * the chunk's pages mapped again and again, copy on write, so that 8 GiB of a repeated input cost the
+ * memory of one chunk, and a kernel that writes into it gets its own copy of each page it writes. Freed
+ * by cudaFree. NULL when this system cannot map memory so (then copy the chunk into cudaMalloc'd memory). */
+void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes);
 
 /* ---- Modules and kernels (owned by the engine) ------------------------------------------------ */
 

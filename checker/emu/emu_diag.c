@@ -24,11 +24,14 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_UNINIT_SHARED] = "read of never-written shared memory",
     [EMU_FD_RACE] = "race between warps",
     [EMU_FD_WARP_RACE] = "race inside a warp",
+    [EMU_FD_GLOBAL_RACE] = "race on global memory",
     [EMU_FD_BAR_DIVERGENT] = "barrier in divergent code",
     [EMU_FD_BAR_EXITED] = "barrier after an early return",
     [EMU_FD_MEMBERS] = "warp instruction with inactive members",
+    [EMU_FD_SHFL_ABSENT] = "shuffle from a lane that does not take part",
     [EMU_FD_UNSUPPORTED] = "unsupported instruction",
     [EMU_FD_BUDGET] = "kernel that never finished",
+    [EMU_FD_ENDLESS] = "loop that never ends",
     [EMU_FD_STACK] = "call stack overflow",
     [EMU_FD_TRAP] = "trap",
     [EMU_FD_ASSERT] = "failed assertion",
@@ -52,8 +55,15 @@ void emu_diag_begin(void)
 
 int emu_diag_first(int kind)
 {
-    if (kind < 0 || kind >= EMU_FD_COUNT) return 0;
-    return ++counts[kind] == 1;
+    return emu_diag_add(kind, 1);
+}
+
+int emu_diag_add(int kind, unsigned long times)
+{
+    if (kind < 0 || kind >= EMU_FD_COUNT || !times) return 0;
+    int first = counts[kind] == 0;
+    counts[kind] += times;
+    return first;
 }
 
 /* Every finding of the engine starts with emu_where's text, "file:line: in kernel ...": the place is
@@ -160,18 +170,26 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The location in the learner's code of location loc: itself, or where the toolkit header it is in was
+ * inlined (following inlined_at). */
+static const emu_loc *learner_loc(const emu_module *m, uint32_t loc)
+{
+    const emu_loc *l = &m->locs[loc];
+    for (int guard = 0; guard < 64; guard++) {
+        const char *path = (l->file >= 0 && l->file < m->nfiles) ? m->files[l->file] : NULL;
+        if (!is_system_file(path) || l->parent < 0 || l->parent >= m->nlocs) break;
+        l = &m->locs[l->parent];
+    }
+    return l;
+}
+
 /* "file:line" of the innermost location in the learner's code (following inlined_at out of the
  * toolkit's headers), with the innermost header location added when there is one. */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len)
 {
     if (!m || loc == 0 || (int)loc >= m->nlocs) { snprintf(buf, len, "an unknown line (compile with -lineinfo)"); return buf; }
     const emu_loc *inner = &m->locs[loc];
-    const emu_loc *l = inner;
-    for (int guard = 0; guard < 64; guard++) {
-        const char *path = (l->file >= 0 && l->file < m->nfiles) ? m->files[l->file] : NULL;
-        if (!is_system_file(path) || l->parent < 0 || l->parent >= m->nlocs) break;
-        l = &m->locs[l->parent];
-    }
+    const emu_loc *l = learner_loc(m, loc);
     const char *path = (l->file >= 0 && l->file < m->nfiles && m->files[l->file]) ? relative_path(m->files[l->file]) : "?";
     if (l != inner) {
         const char *ip = (inner->file >= 0 && inner->file < m->nfiles && m->files[inner->file]) ? m->files[inner->file] : "?";
@@ -179,6 +197,121 @@ const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t le
     } else
         snprintf(buf, len, "%s:%d", path, l->line);
     return buf;
+}
+
+/* Whether a line of source starts a loop: a for or while statement, or a do. */
+static int starts_loop(const char *line)
+{
+    static const char *const words[] = { "for", "while", "do" };
+    for (const char *p = line; *p; p++) {
+        if (p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+            size_t n = strlen(words[w]);
+            if (!strncmp(p, words[w], n) && !isalnum((unsigned char)p[n]) && p[n] != '_') return 1;
+        }
+    }
+    return 0;
+}
+
+const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len)
+{
+    const emu_loc *top = NULL;
+    for (int pc = first; pc <= last && pc < f->ncode; pc++) {
+        uint32_t loc = f->code[pc].loc;
+        if (!m || loc == 0 || (int)loc >= m->nlocs) continue;
+        const emu_loc *l = learner_loc(m, loc);
+        if (l->line > 0 && (!top || l->line < top->line)) top = l;
+    }
+    if (!top || top->file < 0 || top->file >= m->nfiles || !m->files[top->file]) {
+        snprintf(buf, len, "an unknown line (compile with -lineinfo)");
+        return buf;
+    }
+    /* nvcc moves a condition that never changes out of the loop: its statement may be a line or two up. */
+    int line = top->line;
+    FILE *src = fopen(m->files[top->file], "r");
+    if (src) {
+        char text[512];
+        int at = 0, found = 0;
+        while (at < top->line && fgets(text, sizeof text, src)) {
+            at++;
+            if (at >= top->line - 3 && starts_loop(text)) found = at;
+        }
+        fclose(src);
+        if (found) line = found;
+    }
+    snprintf(buf, len, "%s:%d", relative_path(m->files[top->file]), line);
+    return buf;
+}
+
+/* The source file of kernel f: the learner's file its first located instruction lies in. */
+static const char *kernel_file(const emu_module *m, const emu_func *f)
+{
+    for (int pc = 0; pc < f->ncode; pc++) {
+        uint32_t loc = f->code[pc].loc;
+        if (loc == 0 || (int)loc >= m->nlocs) continue;
+        const emu_loc *l = learner_loc(m, loc);
+        if (l->file >= 0 && l->file < m->nfiles && m->files[l->file] && !is_system_file(m->files[l->file]))
+            return m->files[l->file];
+    }
+    return NULL;
+}
+
+/* Copies the name of parameter `index` out of the parameter list at text (just after its '('): the last
+ * identifier of the index-th comma-separated part. 0 when the list does not have nparams parts. */
+static int param_from_list(const char *text, int index, int nparams, char *buf, size_t len)
+{
+    int depth = 0, part = 0;
+    const char *start = text, *p = text;
+    for (; *p && depth >= 0; p++) {
+        if (*p == '(' || *p == '<' || *p == '[') depth++;
+        else if (*p == '>' || *p == ']') depth--;
+        else if (*p == ')') depth--;
+        if ((*p == ',' && depth == 0) || depth < 0) {
+            if (part == index) {
+                const char *e = p;
+                while (e > start && !(isalnum((unsigned char)e[-1]) || e[-1] == '_')) e--;
+                const char *b = e;
+                while (b > start && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+                if (b == e || isdigit((unsigned char)*b)) return 0;
+                snprintf(buf, len, "%.*s", (int)(e - b), b);
+            }
+            part++;
+            start = p + 1;
+        }
+    }
+    return part == nparams && buf[0];
+}
+
+int emu_param_name(const emu_module *m, const emu_func *f, int index, char *buf, size_t len)
+{
+    buf[0] = 0;
+    const char *path = m ? kernel_file(m, f) : NULL;
+    FILE *src = path ? fopen(path, "r") : NULL;
+    if (!src) return 0;
+    static char text[1 << 16];
+    size_t got = fread(text, 1, sizeof text - 1, src);
+    fclose(src);
+    text[got] = 0;
+    /* the kernel's name as written: its pretty name without template arguments or namespaces */
+    char name[256];
+    snprintf(name, sizeof name, "%s", f->pretty);
+    char *lt = strchr(name, '<');
+    if (lt) *lt = 0;
+    const char *colon = strrchr(name, ':'), *want = colon ? colon + 1 : name;
+    size_t n = strlen(want);
+    for (const char *p = strstr(text, want); p && n; p = strstr(p + 1, want)) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *q = p + n;
+        while (isspace((unsigned char)*q)) q++;
+        if (*q != '(') continue;
+        /* a definition or a declaration: __global__ appears before it on the way back to the last ';' or '}' */
+        const char *b = p;
+        while (b > text && b[-1] != ';' && b[-1] != '}') b--;
+        if (!strstr(b, "__global__") || strstr(b, "__global__") > p) continue;
+        if (param_from_list(q + 1, index, f->nparams, buf, len)) return 1;
+    }
+    buf[0] = 0;
+    return 0;
 }
 
 /* ---- A small demangler for kernel names: _Z4nameargs, _ZN2ns4nameE..., name<I...E> templates ---- */

@@ -34,7 +34,11 @@ void emu_fatal(emu_ctx *x, int error)
 void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_t len)
 {
     char where[600];
-    emu_loc_text(x->m, loc, where, sizeof where);
+    emu_where_at(x, w, lane, emu_loc_text(x->m, loc, where, sizeof where), buf, len);
+}
+
+void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len)
+{
     uint32_t lin = (uint32_t)w->id * 32 + (uint32_t)lane;
     unsigned tx = lin % x->block.x, ty = lin / x->block.x % x->block.y, tz = lin / (x->block.x * x->block.y);
     snprintf(buf, len, "%s: in kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", where, x->k->pretty,
@@ -131,8 +135,6 @@ static void push_frame(emu_ctx *x, emu_warp *w, const emu_func *f, uint32_t loca
         switch (ci->kind) {
         case EMU_CI_SREG: for (int l = 0; l < 32; l++) s[l] = sreg_value(x, w, (int)v, l); continue;
         case EMU_CI_LOCAL: v += local_base; break;
-        case EMU_CI_MODSHARED: v += x->mod_base; break;
-        case EMU_CI_DYNSHARED: v += x->dyn_base; break;
         }
         for (int l = 0; l < 32; l++) s[l] = v;
     }
@@ -226,6 +228,14 @@ static void describe_lanes(emu_ctx *x, emu_warp *w, uint32_t lanes, char *buf, s
     }
 }
 
+const char *emu_barrier_name(const emu_insn *in)
+{
+    if (in->op == EMU_OP_BAR_ARRIVE) return "bar.arrive";
+    if (in->op != EMU_OP_BAR_RED) return in->nargs ? "the named barrier (bar.sync with a thread count)" : "__syncthreads() (bar.sync)";
+    return in->mod == EMU_AT_POPC ? "__syncthreads_count() (bar.red.popc)" :
+           in->mod == EMU_AT_AND ? "__syncthreads_and() (bar.red.and)" : "__syncthreads_or() (bar.red.or)";
+}
+
 static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BAR_DIVERGENT)) {
@@ -233,23 +243,101 @@ static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint3
         emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
         describe_lanes(x, w, w->live & ~m, missing, sizeof missing);
         emu_diag_report(EMU_FD_BAR_DIVERGENT,
-            "%s: __syncthreads() (bar.sync) is reached by only %d of the %d running threads of this warp: it sits in "
+            "%s: %s is reached by only %d of the %d running threads of this warp: it sits in "
             "divergent code (inside an if or a loop that not all threads of the block take). Threads %s never "
             "arrive, so the block waits forever: a deadlock (or undefined behaviour) on a GPU. Move the barrier "
             "out of the condition so that every thread of the block reaches it.",
-            where, __builtin_popcount(m), __builtin_popcount(w->live), missing);
+            where, emu_barrier_name(in), __builtin_popcount(m), __builtin_popcount(w->live), missing);
     }
     emu_fatal(x, 702);
+}
+
+/* A warp takes a back edge of a loop that no path leads out of (EMU_F_ENDLESS): the lanes in m go round
+ * it forever, and on a GPU the kernel never ends. */
+static void endless_loop(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, uint32_t m)
+{
+    if (emu_diag_first(EMU_FD_ENDLESS)) {
+        char loop[600], where[800];
+        emu_loop_text(x->m, emu_top_frame(w)->f, in->target, pc, loop, sizeof loop);
+        emu_where_at(x, w, __builtin_ctz(m), loop, where, sizeof where);
+        emu_diag_report(EMU_FD_ENDLESS, "%s: this loop never ends: no path leads out of it, so a thread that "
+                        "enters it goes round forever (on a GPU the kernel hangs). Its condition is always true, or "
+                        "nothing in the loop changes what the condition tests: a step that computes a value "
+                        "without assigning it (s * 2 where s *= 2 was meant), a variable the loop never updates, "
+                        "or an unsigned counter compared with >= 0? The launch fails with cudaErrorLaunchTimeout.",
+                        where);
+    }
+    x->endless = 1;
+    emu_fatal(x, 702);
+}
+
+/* The innermost loop around instruction pc of f, as the back edge's target and source; 0 if none. */
+static int loop_around(const emu_func *f, int pc, int *first, int *last)
+{
+    int found = 0;
+    for (int i = pc; i < f->ncode; i++) {
+        const emu_insn *b = &f->code[i];
+        if (b->op != EMU_OP_BRA || b->target < 0 || b->target > pc) continue;
+        if (!found || i - b->target < *last - *first) { *first = b->target; *last = i; found = 1; }
+    }
+    return found;
+}
+
+/* Whether the code at pc only leads to the kernel's exit (following unconditional branches). */
+static int leads_to_exit(const emu_func *f, int pc)
+{
+    for (int step = 0; step < 8 && pc >= 0 && pc < f->ncode; step++) {
+        const emu_insn *in = &f->code[pc];
+        if (in->guard >= 0) return 0;
+        if (in->op == EMU_OP_EXIT) return 1;
+        if (in->op != EMU_OP_BRA) return 0;
+        pc = in->target;
+    }
+    return 0;
+}
+
+/* The lanes m reach a barrier while the warp's other live lanes wait elsewhere. When all of those are
+ * on their way out of the kernel (an early return: they wait at its exit), they exit now, as they would
+ * on a GPU, where exited threads no longer count at a barrier. Returns 1 then, 0 when some other lane
+ * will go on running: the barrier is in divergent code. */
+static int retire_exiting(emu_warp *w, uint32_t m)
+{
+    uint32_t others = w->live & ~m, exiting = 0;
+    if (w->nframes != 1) return 0;
+    const emu_func *f = emu_top_frame(w)->f;
+    for (int i = w->sp - 2; i >= 0 && (others & ~exiting); i--) {
+        const emu_simt *e = &w->stack[i];
+        uint32_t lanes = e->mask & others & ~exiting;
+        if (!lanes) continue;
+        if (e->kind != EMU_S_NORMAL || !leads_to_exit(f, e->pc)) return 0;
+        exiting |= lanes;
+    }
+    if (others & ~exiting) return 0;
+    w->live &= ~exiting;
+    remove_lanes(w, exiting, 0);
+    return 1;
 }
 
 static void budget_spent(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BUDGET)) {
-        char where[800];
-        emu_where(x, w, m ? __builtin_ctz(m) : 0, in->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_BUDGET, "%s: the kernel did not finish after %llu warp instructions: an endless loop? "
-                        "This warp was running here when the emulator gave up (set EMU_BUDGET to allow more). "
-                        "The launch fails with cudaErrorLaunchTimeout.", where, (unsigned long long)x->budget);
+        char where[800], loop[600];
+        const emu_func *f = emu_top_frame(w)->f;
+        int first = 0, last = 0, lane = m ? __builtin_ctz(m) : 0;
+        if (loop_around(f, (int)(in - f->code), &first, &last)) {
+            emu_where_at(x, w, lane, emu_loop_text(x->m, f, first, last, loop, sizeof loop), where, sizeof where);
+            emu_diag_report(EMU_FD_BUDGET, "%s: the kernel did not finish after %llu warp instructions: this warp "
+                            "was still going round this loop when the emulator gave up. Does its condition ever "
+                            "become false? A loop that waits for another block to write something never ends here, "
+                            "where blocks run one after another, and can hang a GPU too (set EMU_BUDGET to allow "
+                            "more instructions). The launch fails with cudaErrorLaunchTimeout.",
+                            where, (unsigned long long)x->budget);
+        } else {
+            emu_where(x, w, lane, in->loc, where, sizeof where);
+            emu_diag_report(EMU_FD_BUDGET, "%s: the kernel did not finish after %llu warp instructions: an endless "
+                            "loop? This warp was running here when the emulator gave up (set EMU_BUDGET to allow "
+                            "more). The launch fails with cudaErrorLaunchTimeout.", where, (unsigned long long)x->budget);
+        }
     }
     emu_fatal(x, 702);
 }
@@ -353,6 +441,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         const uint64_t *const ra = R + in->a, *const rb = R + in->b, *const rc = R + in->c, *const re = R + in->e;
         switch (in->op) {
         case EMU_OP_NOP: break;
+        case EMU_OP_FENCE: emu_race_fence(x); break;
         case EMU_OP_MOV: LANES(m, rd[l] = ra[l]); break;
         case EMU_OP_ADD_I32: LANES(m, rd[l] = LO32(ra[l] + rb[l])); break;
         case EMU_OP_ADD_I64: LANES(m, rd[l] = ra[l] + rb[l]); break;
@@ -492,6 +581,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             break;
 
         case EMU_OP_BRA: {
+            if (in->flags & EMU_F_ENDLESS) { endless_loop(x, w, in, pc, m); LEAVE(EMU_W_DONE); }
             if (m == mask) { pc = in->target; continue; }
             met->divergent_branches++;
             int32_t r = fr->f->ipdom[pc];
@@ -583,7 +673,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LEAVE(EMU_W_DONE);
         case EMU_OP_BAR:
         case EMU_OP_BAR_RED:
-            if (m != w->live) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
+            if (m != w->live && !retire_exiting(w, m)) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
             met->barriers++;
             if (in->op == EMU_OP_BAR_RED) {
                 uint32_t c = P[in->pc];
@@ -601,7 +691,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LEAVE(EMU_W_BAR);
         case EMU_OP_BAR_ARRIVE: {
             /* The warp counts as arrived (all 32 of its threads, as the hardware counts) and goes on. */
-            if (m != w->live) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
+            if (m != w->live && !retire_exiting(w, m)) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
             uint32_t id = U32(R[in->a + __builtin_ctz(m)]) & 15;
             x->bar_arrived[id] += 32;
             x->bar_expected[id] = U32(R[in->b + __builtin_ctz(m)]);

@@ -6,6 +6,7 @@
 
 #define EMU_MAX_CALL_DEPTH 64          /* deeper recursion is reported as a stack overflow */
 #define EMU_DEFAULT_BUDGET 2000000000ull
+#define EMU_SHARED_POISON  0xCD        /* every byte of shared memory at a block's start */
 
 /* EMU_IVDEP before a lane loop: its iterations are independent (an instruction's destination row may be
  * one of its source rows, but lane l only reads and writes element l), so the compiler may vectorise it
@@ -46,17 +47,52 @@ typedef struct emu_warp {
     uint32_t bar_id;            /* which of the block's 16 barriers it waits at */
 } emu_warp;
 
-/* Shadow of one 4-byte word of shared memory, for races and never-written reads. */
+/* Shadow of one 4-byte word of shared memory, for races and never-written reads. Intervals number the
+ * barrier intervals of the whole launch, so a record older than the block's first interval is empty and
+ * nothing needs clearing between blocks. Accesses are tracked per byte: a lane that touches only its
+ * own byte of a word shared with other lanes' bytes does not race with them. */
 typedef struct emu_sword {
-    uint32_t w_interval;        /* barrier interval of the last write; 0: never written in this block */
+    uint32_t w_interval;        /* barrier interval of the last write */
     uint32_t w_wsync;           /* the writer warp's epoch at the write */
     uint32_t r_interval;        /* interval of the reads recorded here */
-    uint32_t r_wsync;           /* the reading warp's epoch at its last read (when one warp read) */
+    uint32_t r_wsync;           /* the reading warp's epoch at its reads in r_lane */
     uint16_t w_warp, r_warp;    /* r_warp: the first warp that read in r_interval */
-    uint8_t w_lane, r_multi;    /* r_multi: another warp read too */
-    uint8_t r_lane, pad;        /* the lane of r_warp that read in epoch r_wsync, or EMU_SWORD_LANES for several */
+    uint8_t w_lane[4];          /* per byte: the lane of w_warp that wrote it in w_wsync */
+    uint8_t r_lane[4];          /* per byte: the lane of r_warp that read it in r_wsync, EMU_SWORD_NONE or _LANES */
+    uint8_t w_bytes;            /* bytes written by w_warp in w_wsync (one bit per byte) */
+    uint8_t r_bytes;            /* bytes read in r_interval, by any warp */
+    uint8_t written;            /* bytes written in this block (valid when w_interval is this block's) */
+    uint8_t r_multi;            /* another warp than r_warp read in r_interval too */
 } emu_sword;
-#define EMU_SWORD_LANES 0xff
+#define EMU_SWORD_LANES 0xff    /* several lanes */
+#define EMU_SWORD_NONE  0xfe    /* no lane */
+
+/* What a shared tag stands for in this launch (see emu_svar): where its bytes start in the block's
+ * shared memory and how many there are (0: not this kernel's), and its name as declared. */
+typedef struct emu_stag { uint32_t base, size; const char *name; } emu_stag;
+
+/* A read of a never-written shared word, reported at the next barrier unless another thread's write of
+ * it before then shows that the cause is a missing barrier (then reported as a race). */
+#define EMU_PENDING_READS 64
+typedef struct emu_pending {
+    uint32_t word, off;         /* the word in the shadow, and the byte read (for the variable's name) */
+    uint16_t warp; uint8_t lane, size;   /* the first reader */
+    uint32_t loc, reads;        /* its line; how many reads of the word there were */
+} emu_pending;
+
+/* Races on global memory (emu_exec_race.c): what a launch knows about its blocks' orderings. */
+#define EMU_RACE_SHADOWS 64     /* allocations written in one launch that get a record (more go unchecked) */
+enum { EMU_RACE_READ, EMU_RACE_WRITE, EMU_RACE_ATOMIC };
+typedef struct emu_race_shadow emu_race_shadow;
+typedef struct emu_race {
+    uint32_t block;             /* the running block, linear, + 1 */
+    uint32_t acquired;          /* the sync words this block acquired, a bit per id */
+    uint32_t fence_seq;         /* the order of the block's last fence (0: none) */
+    uint32_t seq;               /* the launch's order of memory events so far */
+    emu_race_shadow *shadows; int nshadows;
+    struct emu_release *releases;   /* per block: its last release */
+    uint64_t sync[31]; int nsync;   /* the sync words: targets of atomics and releases */
+} emu_race;
 
 typedef struct emu_ctx {
     const emu_func *k;
@@ -65,24 +101,26 @@ typedef struct emu_ctx {
     uint32_t nthreads;          /* per block */
     uint8_t *params;
     uint8_t *shared; uint32_t shared_size, mod_base, dyn_base, dyn_size;
+    emu_stag *stags; uint32_t nstags;   /* indexed by tag, 1..nstags */
     emu_sword *shadow;
-    uint32_t interval;
+    uint32_t interval, block_interval;  /* the current barrier interval, and the block's first */
     emu_warp *warps; int nwarps;
     int *order;
     uint64_t budget, executed;
     int error, stop;
+    int endless;                /* a warp went round a loop that never ends (emu_exec.c) */
     emu_metrics *met;
     emu_alloc *last_alloc;      /* the allocation the last global access hit (most accesses hit it again) */
     int last_full;              /* every byte of last_alloc is written: reads need no check */
-    emu_alloc *full[8]; int nfull;   /* allocations found fully written during this launch */
+    emu_race_shadow *last_shadow;   /* last_alloc's record of races, NULL while nothing wrote it in this launch */
+    emu_race race;
     uint64_t stride_last[256];  /* last address per (load instruction, warp): grid-stride loops get prefetched */
     uint32_t bar_popc, bar_and, bar_or;
     /* Per barrier (0..15): threads that arrived without waiting (bar.arrive) and the thread count the
      * barrier completes at (0: every thread of the block), from the instructions that arrived so far. */
     uint32_t bar_arrived[16], bar_expected[16];
-    /* A read of a never-written shared word waits until the barrier: if another warp writes the word
-     * before it, the cause is a missing __syncthreads() (reported as a race), not a missing store. */
-    int pend; uint32_t pend_word; char pend_msg[1024];
+    emu_pending pend[EMU_PENDING_READS]; int npend;
+    unsigned long pend_more;    /* reads of never-written words beyond those kept in pend */
     uint64_t clock0;
     unsigned seed;
 } emu_ctx;
@@ -91,7 +129,11 @@ typedef struct emu_ctx {
 int emu_exec_warp(emu_ctx *x, emu_warp *w);
 void emu_exec_enter(emu_ctx *x, emu_warp *w);   /* the kernel's frame and the warp's first SIMT entry */
 void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_t len);
+/* The same with the place already written as text ("file:line"). */
+void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len);
 void emu_fatal(emu_ctx *x, int error);
+/* How a learner wrote a barrier instruction: "__syncthreads() (bar.sync)", "__syncthreads_count() ...". */
+const char *emu_barrier_name(const emu_insn *in);
 static inline const emu_frame *emu_top_frame(const emu_warp *w) { return &w->frames[w->nframes - 1]; }
 
 /* emu_exec_mem.c: 0 when the launch must stop. */
@@ -104,6 +146,23 @@ void emu_flush_pending(emu_ctx *x);   /* at each barrier and block end */
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
+
+/* emu_exec_race.c */
+void emu_race_block(emu_ctx *x, uint32_t block_lin);   /* at each block's start */
+void emu_race_end(emu_ctx *x);                         /* at the launch's end */
+void emu_race_fence(emu_ctx *x);                       /* __threadfence() and stronger */
+/* a's record for this launch; with create, made when there is none (NULL when no more can be made) */
+emu_race_shadow *emu_race_shadow_of(emu_ctx *x, const emu_alloc *a, int create);
+/* Lane l's access of n bytes at addr (kind EMU_RACE_*) against the record sh (NULL: none, only the
+ * orderings of atomics are noted); same: a write of the value the bytes already hold. */
+void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_race_shadow *sh, uint64_t addr,
+                     unsigned n, int kind, int same);
+
+/* emu_exec_names.c: global memory in findings. emu_global_name: "d_out[3]" for n bytes at addr of a.
+ * emu_global_before: a sentence for an address before the start of what a pointer parameter points into,
+ * when it is one (else 0). */
+void emu_global_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len);
+int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t len);
 
 /* emu_exec_warp.c */
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask);
@@ -127,11 +186,13 @@ void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args)
  * entry in emu_diag.c's table) that, with the file:line the message starts with, is how the harness tells
  * one finding from another: a new kind is one enum value here and one noun there. */
 enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
-       EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_BAR_DIVERGENT, EMU_FD_BAR_EXITED,
-       EMU_FD_MEMBERS, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT,
-       EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE, EMU_FD_OOB_PARAM, EMU_FD_COUNT };
+       EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_GLOBAL_RACE, EMU_FD_BAR_DIVERGENT,
+       EMU_FD_BAR_EXITED, EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS,
+       EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT, EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE,
+       EMU_FD_OOB_PARAM, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
+int emu_diag_add(int kind, unsigned long times);   /* emu_diag_first for several at once */
 /* fmt's text starts with emu_where's "file:line: in kernel ..." (the place the finding is filed under). */
 void emu_diag_report(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emu_diag_end(const char *kernel);

@@ -24,6 +24,23 @@ static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, c
     out->error = error;
 }
 
+/* "threads (200,0,0), (201,0,0) ... and 52 more": the block's threads that have exited. */
+static void exited_text(const emu_ctx *x, char *buf, size_t len)
+{
+    int shown = 0, total = 0;
+    size_t o = (size_t)snprintf(buf, len, "threads ");
+    for (int i = 0; i < x->nwarps; i++) total += __builtin_popcount(x->warps[i].exists & ~x->warps[i].live);
+    for (int i = 0; i < x->nwarps && shown < 3; i++) {
+        uint32_t gone = x->warps[i].exists & ~x->warps[i].live;
+        for (; gone && shown < 3 && o < len; gone &= gone - 1, shown++) {
+            uint32_t lin = (uint32_t)i * 32 + (uint32_t)__builtin_ctz(gone);
+            o += (size_t)snprintf(buf + o, len - o, "%s(%u,%u,%u)", shown ? ", " : "", lin % x->block.x,
+                                  lin / x->block.x % x->block.y, lin / (x->block.x * x->block.y));
+        }
+    }
+    if (total > shown && o < len) snprintf(buf + o, len - o, " and %d more", total - shown);
+}
+
 /* Release the warps waiting at barrier id (every waiting warp when id < 0): a new barrier interval begins.
  * (One interval for the whole block: after a barrier of some warps only, a race between two of the others
  * goes unseen, but no race is ever reported that a barrier prevents.) */
@@ -41,16 +58,20 @@ static void release_barrier(emu_ctx *x, int id)
     /* A barrier for all threads (no count) that some never reach: they returned before it. */
     int for_all = id < 0 || !x->bar_expected[id];
     if (exited_threads && any && for_all && emu_diag_first(EMU_FD_BAR_EXITED)) {
-        char where[800];
-        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), any->frames[any->nframes - 1].f->code[any->bar_pc].loc,
-                  where, sizeof where);
-        emu_diag_report(EMU_FD_BAR_EXITED, "%s: __syncthreads() is reached by %d of the %d threads of the block; the other %d had already "
-                    "returned. Every thread of a block must reach the same barriers: an early return before "
-                    "__syncthreads() is undefined behaviour (it happens to work on current GPUs). Guard the work "
-                    "with an if instead of returning.", where, threads - exited_threads, threads, exited_threads);
+        char where[800], who[200];
+        const emu_insn *bar = &any->frames[any->nframes - 1].f->code[any->bar_pc];
+        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), bar->loc, where, sizeof where);
+        exited_text(x, who, sizeof who);
+        emu_diag_report(EMU_FD_BAR_EXITED, "%s: %s is reached by %d of the %d threads of the block; the "
+                        "other %d (%s) finished without reaching it: they returned before it, or it sits in a branch "
+                        "or a loop that they skip. A barrier does not wait for threads that have finished, so "
+                        "whatever the others expect from them after it (the shared memory they were to store, their "
+                        "part of the tree) is missing, and a __syncthreads() that not every thread reaches is "
+                        "undefined behaviour. Guard the work with an if (such as if (i < n)) instead of returning, "
+                        "and keep barriers out of conditions that not every thread shares.",
+                        where, emu_barrier_name(bar), threads - exited_threads, threads, exited_threads, who);
     }
     emu_flush_pending(x);
-    if (x->pend == 1) x->pend = 0;
     x->interval++;
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
@@ -95,11 +116,26 @@ static void release_barriers(emu_ctx *x)
     if (!released) release_barrier(x, -1);
 }
 
+/* Where each shared variable of kernel f's module lies in a block's shared memory (see emu_svar): the
+ * kernel's own variables first, then the module's, then the dynamic shared memory. */
+static emu_stag *shared_tags(const emu_func *f, const emu_ctx *x)
+{
+    const emu_module *m = f->mod;
+    emu_stag *t = calloc((size_t)m->shared_tags + 1, sizeof *t);
+    if (!t) return NULL;
+    for (int i = 0; i < f->nsvars; i++)
+        t[f->svars[i].tag] = (emu_stag){ f->svars[i].off, f->svars[i].size, f->svars[i].name };
+    for (int i = 0; i < m->nsvars; i++)
+        t[m->svars[i].tag] = (emu_stag){ x->mod_base + m->svars[i].off, m->svars[i].size, m->svars[i].name };
+    t[EMU_SHARED_DYN_TAG] = (emu_stag){ x->dyn_base, x->dyn_size, m->dyn_name };
+    return t;
+}
+
 static void run_block(emu_ctx *x, int shuffle)
 {
-    memset(x->shared, 0, x->shared_size);
-    memset(x->shadow, 0, ((size_t)x->shared_size / 4 + 1) * sizeof *x->shadow);
-    x->interval = 1;
+    /* Poisoned, so that a read of a slot nobody stored gives a visibly wrong result, not a lucky 0. */
+    memset(x->shared, EMU_SHARED_POISON, x->shared_size);
+    x->block_interval = ++x->interval;   /* the shadow's older records belong to earlier blocks */
     x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
     memset(x->bar_arrived, 0, sizeof x->bar_arrived);
     memset(x->bar_expected, 0, sizeof x->bar_expected);
@@ -179,10 +215,12 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
     x->shared_size = x->dyn_base + x->dyn_size;
     x->shared = calloc(1, x->shared_size + 16);
     x->shadow = calloc((size_t)x->shared_size / 4 + 2, sizeof *x->shadow);
+    x->stags = shared_tags(f, x);
+    x->nstags = f->mod->shared_tags;
     x->nwarps = (int)((nthreads + 31) / 32);
     x->warps = calloc((size_t)x->nwarps, sizeof *x->warps);
     x->order = malloc((size_t)x->nwarps * sizeof *x->order);
-    if (!x->params || !x->shared || !x->shadow || !x->warps || !x->order) abort();
+    if (!x->params || !x->shared || !x->shadow || !x->stags || !x->warps || !x->order) abort();
     for (int i = 0; i < x->nwarps; i++) x->order[i] = i;
     x->budget = env_budget();
     x->met = &out->metrics;
@@ -196,11 +234,13 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         for (unsigned by = 0; by < grid.y && !x->stop; by++)
             for (unsigned bx = 0; bx < grid.x && !x->stop; bx++) {
                 x->ctaid = (emu_dim3){ bx, by, bz };
+                emu_race_block(x, (bz * grid.y + by) * grid.x + bx);
                 run_block(x, shuffle);
                 out->metrics.blocks++;
             }
+    emu_race_end(x);
     emu_diag_end(f->pretty);
-    if (x->executed >= x->budget) emu_diag_endless_record(f->name);
+    if (x->executed >= x->budget || x->endless) emu_diag_endless_record(f->name);
     fflush(stdout);
     out->metrics.threads_per_block = nthreads;
     out->error = x->error;
@@ -208,5 +248,5 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         emu_warp *w = &x->warps[i];
         free(w->stack); free(w->frames); free(w->regs); free(w->preds); free(w->local);
     }
-    free(x->warps); free(x->order); free(x->shadow); free(x->shared); free(x->params);
+    free(x->warps); free(x->order); free(x->shadow); free(x->stags); free(x->shared); free(x->params);
 }

@@ -14,7 +14,7 @@ static const char *const acc_name[] = { "read", "write", "atomic" };
 static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc)
 {
     if (!emu_diag_first(EMU_FD_OOB_GLOBAL)) { emu_fatal(x, 700); return; }
-    char where[800], what[400];
+    char where[800], what[600];
     emu_where(x, w, l, in->loc, where, sizeof where);
     emu_alloc *a;
     if (addr < 65536) {
@@ -36,7 +36,9 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
         else if (a)
             snprintf(what, sizeof what, "address 0x%llx is %llu bytes before the start of the %zu-byte %s at 0x%llx (a negative index?)",
                      (unsigned long long)addr, (unsigned long long)before, a->size, a->what, (unsigned long long)a->base);
-        else
+        else if (emu_global_before(x, addr, n, what, sizeof what)) {
+            /* far before what a pointer parameter points into: named by that parameter */
+        } else
             snprintf(what, sizeof what, "address 0x%llx is not device memory: a host pointer, a freed allocation or "
                      "garbage? A kernel can only use memory from cudaMalloc (or __device__ variables)", (unsigned long long)addr);
     }
@@ -45,15 +47,34 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
     emu_fatal(x, 700);
 }
 
-static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t off, unsigned n, int acc)
+/* The name of the shared variable of tag (see emu_svar) as the learner wrote it: "sdata". */
+static void tag_name(emu_ctx *x, uint32_t tag, char *buf, size_t len)
+{
+    const char *ptx = tag >= 1 && tag <= x->nstags ? x->stags[tag].name : NULL;
+    emu_var_name(ptx ? ptx : "shared memory", buf, len);
+}
+
+/* An access of n bytes at offset rel of the shared variable of tag (its address told both) that falls
+ * outside the variable: named with its index in elements of n bytes and the variable's size. */
+static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t tag, int64_t rel, unsigned n, int acc)
 {
     if (emu_diag_first(EMU_FD_OOB_SHARED)) {
-        char where[800];
+        char where[800], name[200], what[700];
         emu_where(x, w, l, in->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_OOB_SHARED, "%s: an out-of-bounds shared memory %s of %u bytes at byte %lld, but the block "
-                        "has only %u bytes of shared memory (%u static + %u dynamic, the third <<<>>> parameter). "
-                        "The launch fails with cudaErrorIllegalAddress.", where, acc_name[acc], n, (long long)(int64_t)off,
-                        x->shared_size, x->dyn_base, x->dyn_size);
+        tag_name(x, tag, name, sizeof name);
+        const emu_stag *st = tag >= 1 && tag <= x->nstags ? &x->stags[tag] : NULL;
+        long long index = rel >= 0 ? rel / n : -((-rel + n - 1) / n);
+        if (!st || (tag != EMU_SHARED_DYN_TAG && !st->size))
+            snprintf(what, sizeof what, "address 0x%x is not in any shared variable of this kernel (a pointer "
+                     "that does not point into shared memory?)", (unsigned)(EMU_SHARED_TAG_ADDR(tag) + rel));
+        else if (tag == EMU_SHARED_DYN_TAG)
+            snprintf(what, sizeof what, "%s[%lld], but the dynamic shared memory of this launch (the third <<<>>> "
+                     "parameter) has %u bytes: %u elements of %u bytes", name, index, st->size, st->size / n, n);
+        else
+            snprintf(what, sizeof what, "%s[%lld], but %s is declared with %u bytes: %u elements of %u bytes", name,
+                     index, name, st->size, st->size / n, n);
+        emu_diag_report(EMU_FD_OOB_SHARED, "%s: an out-of-bounds shared memory %s of %u bytes: %s. The launch fails "
+                        "with cudaErrorIllegalAddress.", where, acc_name[acc], n, what);
     }
     emu_fatal(x, 700);
 }
@@ -92,17 +113,18 @@ static void uninit_global(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
                     where, n, (unsigned long long)(addr - a->base), a->size, a->what);
 }
 
-/* Whether a global load of nvec elements of sz bytes, whose written-flags start at wr, reads a value that
- * nothing wrote. A 64-bit element with only some of its bytes written is a struct's padding copied along
- * with its fields (Thrust's tuple<float, long> in max_element): the fields were written, so that one is not
- * reported. */
-static int reads_never_written(const unsigned char *wr, unsigned sz, unsigned nvec)
+/* Whether a global load of nvec elements of sz bytes at offset off of a reads a value that nothing wrote. A
+ * 64-bit element with only some of its bytes written is a struct's padding copied along with its fields
+ * (Thrust's tuple<float, long> in max_element): the fields were written, so that one is not reported. */
+static int reads_never_written(const emu_alloc *a, size_t off, unsigned sz, unsigned nvec)
 {
-    for (unsigned k = 0; k < nvec; k++, wr += sz) {
-        unsigned written = 0;
-        for (unsigned i = 0; i < sz; i++) written += wr[i] != 0;
-        if (written == sz) continue;
-        if (sz < 8 || written == 0) return 1;
+    if (emu_alloc_written(a, off, (size_t)sz * nvec)) return 0;
+    for (unsigned k = 0; k < nvec; k++, off += sz) {
+        if (emu_alloc_written(a, off, sz)) continue;
+        if (sz < 8) return 1;
+        int any = 0;
+        for (unsigned i = 0; i < sz && !any; i++) any = emu_alloc_written(a, off + i, 1);
+        if (!any) return 1;
     }
     return 0;
 }
@@ -144,141 +166,218 @@ static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
     t[0] = lin % x->block.x; t[1] = lin / x->block.x % x->block.y; t[2] = lin / (x->block.x * x->block.y);
 }
 
-/* Names the shared access at byte off of the block's shared memory for a message: "sdata[5]" when it falls
- * in a declared variable (the index counted in elements of n bytes, the accessed type's size), else "byte 20". */
+/* Names the shared access at byte off of the block's shared memory for a message: "sdata[5]" (the index
+ * counted in elements of n bytes, the accessed type's size), "total" for a variable of one element. */
 static void shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len)
 {
-    const emu_svar *v = NULL;
-    uint32_t base = 0;
-    char name[200];
-    if (off < x->mod_base) {
-        for (int i = 0; i < x->k->nsvars; i++)
-            if (off - x->k->svars[i].off < x->k->svars[i].size) v = &x->k->svars[i];
-    } else if (off < x->dyn_base) {
-        base = x->mod_base;
-        for (int i = 0; i < x->m->nsvars; i++)
-            if (off - base - x->m->svars[i].off < x->m->svars[i].size) v = &x->m->svars[i];
-    } else if (x->m->dyn_name) {
-        emu_var_name(x->m->dyn_name, name, sizeof name);
-        snprintf(buf, len, "%s[%u]", name, (off - x->dyn_base) / (n ? n : 1));
+    for (uint32_t tag = 1; tag <= x->nstags; tag++) {
+        const emu_stag *st = &x->stags[tag];
+        if (off - st->base >= st->size) continue;
+        char name[200];
+        tag_name(x, tag, name, sizeof name);
+        if (st->size <= n && tag != EMU_SHARED_DYN_TAG) snprintf(buf, len, "%s", name);
+        else snprintf(buf, len, "%s[%u]", name, (off - st->base) / (n ? n : 1));
         return;
     }
-    if (!v) { snprintf(buf, len, "byte %u", off); return; }
-    emu_var_name(v->name, name, sizeof name);
-    uint32_t at = off - base - v->off;
-    if (v->size <= n) snprintf(buf, len, "%s", name);
-    else snprintf(buf, len, "%s[%u]", name, at / (n ? n : 1));
+    snprintf(buf, len, "byte %u", off);
 }
 
-/* What a learner should do about two lanes of one warp meeting at a shared word with no barrier between. */
+/* What a learner should do about a lane reading what another lane of its warp wrote with no barrier between. */
 static const char emu_msg_warp_fix[] =
     "If this is a step of a block-wide tree, a __syncthreads() is missing; if it is warp-synchronous code "
     "such as the classic volatile last-warp unroll, it needs __syncwarp() since Volta, whose lanes need not "
     "run in lockstep (or __shfl_down_sync instead of shared memory).";
+
+/* ... and about a read and another lane's write of one word inside one step. */
+static const char emu_msg_step_fix[] =
+    "Guard the step so that no lane writes what another lane reads in it (if (tid < s) in a last-warp "
+    "unroll), or read into a register, __syncwarp(), then write.";
+
+/* The bytes of shadow word k that an access of n bytes at byte off touches, one bit per byte. */
+static inline unsigned word_bytes(uint32_t k, uint32_t off, unsigned n)
+{
+    uint32_t first = off > k * 4 ? off - k * 4 : 0, end = off + n < k * 4 + 4 ? off + n - k * 4 : 4;
+    return (0xfu >> (4 - (end - first))) << first;
+}
+
+/* A lane other than l recorded for one of the bytes in bytes (lanes[b] for byte b), or -1. */
+static int other_lane(const uint8_t lanes[4], unsigned bytes, int l)
+{
+    for (int b = 0; b < 4; b++)
+        if ((bytes >> b & 1) && lanes[b] != EMU_SWORD_NONE && lanes[b] != l) return lanes[b];
+    return -1;
+}
+
+/* "thread (3,0,0)", or "other threads" for EMU_SWORD_LANES. */
+static void thread_text(emu_ctx *x, unsigned warp, int lane, char *buf, size_t len)
+{
+    unsigned t[3];
+    if (lane == EMU_SWORD_LANES) { snprintf(buf, len, "other threads"); return; }
+    thread_of(x, warp, (unsigned)lane, t);
+    snprintf(buf, len, "thread (%u,%u,%u)", t[0], t[1], t[2]);
+}
+
+/* A read of never-written bytes: kept until the next barrier (see emu_pending). */
+static void pending_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t k, uint32_t off, unsigned n)
+{
+    for (int i = 0; i < x->npend; i++)
+        if (x->pend[i].word == k) { x->pend[i].reads++; return; }
+    if (x->npend == EMU_PENDING_READS) { x->pend_more++; return; }
+    x->pend[x->npend++] = (emu_pending){ k, off, (uint16_t)w->id, (uint8_t)l, (uint8_t)n, in->loc, 1 };
+}
+
+/* Another thread's write of word k is a race with the reads of it pending: they are no garbage reads. */
+static void pending_race(emu_ctx *x, uint32_t k)
+{
+    for (int i = 0; i < x->npend; i++)
+        if (x->pend[i].word == k) {
+            memmove(&x->pend[i], &x->pend[i + 1], (size_t)(x->npend - i - 1) * sizeof *x->pend);
+            x->npend--;
+            return;
+        }
+}
+
+/* Records lane l's write of bytes of a shadow word (already cleared of an earlier block's records). */
+static void record_write(emu_ctx *x, emu_warp *w, emu_sword *s, unsigned bytes, int l)
+{
+    if (!(s->w_interval == x->interval && s->w_warp == w->id && s->w_wsync == w->wsync)) {
+        s->w_bytes = 0;
+        memset(s->w_lane, EMU_SWORD_NONE, 4);
+    }
+    for (int b = 0; b < 4; b++) if (bytes >> b & 1) s->w_lane[b] = (uint8_t)l;
+    s->w_bytes |= (uint8_t)bytes;
+    s->written |= (uint8_t)bytes;
+    s->w_interval = x->interval;
+    s->w_warp = (uint16_t)w->id;
+    s->w_wsync = w->wsync;
+}
 
 /* Checks lane l's n-byte access at byte off against the shadow, reports what it finds, then records it.
  * same: a store of the value the bytes already hold (two lanes writing one value is no conflict). */
 static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int acc, int same)
 {
     uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
-    char where[800], what[300];
-    unsigned t[3];
+    char where[800], what[300], who[80];
+    const uint32_t now = x->interval, fresh = x->block_interval;
 #define SHARED_WHERE() (emu_where(x, w, l, in->loc, where, sizeof where), \
                         shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
     for (uint32_t k = w0; k <= w1; k++) {
         emu_sword *s = &x->shadow[k];
-        int this_warp_since_sync = s->w_interval == x->interval && s->w_warp == w->id && s->w_wsync == w->wsync;
+        unsigned bytes = word_bytes(k, off, n);
+        if (s->w_interval < fresh) { s->written = 0; s->w_bytes = 0; s->w_interval = 0; }   /* an earlier block's */
+        if (s->r_interval < fresh) { s->r_bytes = 0; s->r_interval = 0; }
+        int w_now = s->w_interval == now, r_now = s->r_interval == now;
+        int w_step = w_now && s->w_warp == w->id && s->w_wsync == w->wsync;   /* this warp, since its last barrier */
         if (acc == ACC_LOAD) {
-            if (s->w_interval == 0) {
-                if (!x->pend) {
-                    SHARED_WHERE();
-                    snprintf(x->pend_msg, sizeof x->pend_msg, "%.600s: reads shared memory %.200s that no thread of this "
-                             "block has written: the value is garbage (a missing load into shared memory, or an index "
-                             "past the part that was filled?).", where, what);
-                    x->pend = 1;
-                    x->pend_word = k;
-                } else if (x->pend == 2) emu_diag_first(EMU_FD_UNINIT_SHARED);   /* counted */
-            } else if (s->w_interval == x->interval && s->w_warp != w->id) {
+            int wl;
+            if (bytes & ~s->written) pending_read(x, w, in, l, k, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t));
+            if (w_now && s->w_warp != w->id && (bytes & s->w_bytes)) {
                 if (emu_diag_first(EMU_FD_RACE)) {
                     SHARED_WHERE();
-                    thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_RACE, "%s: reads shared memory %s that thread (%u,%u,%u) of another "
-                                    "warp wrote after the last barrier: a race, the result depends on which warp runs "
-                                    "first. Missing __syncthreads() between the write and the read?",
-                                    where, what, t[0], t[1], t[2]);
+                    thread_text(x, s->w_warp, s->w_lane[__builtin_ctz(bytes & s->w_bytes)], who, sizeof who);
+                    emu_diag_report(EMU_FD_RACE, "%s: reads shared memory %s that %s of another warp wrote after the "
+                                    "last barrier: a race, the result depends on which warp runs first. Missing "
+                                    "__syncthreads() between the write and the read?", where, what, who);
                 }
-            } else if (this_warp_since_sync && s->w_lane != l) {
+            } else if (w_step && (wl = other_lane(s->w_lane, bytes & s->w_bytes, l)) >= 0) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
                     SHARED_WHERE();
-                    thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory %s that thread (%u,%u,%u) of the same "
-                                    "warp wrote, with no barrier between them: neither __syncthreads() nor __syncwarp(). %s",
-                                    where, what, t[0], t[1], t[2], emu_msg_warp_fix);
+                    thread_text(x, s->w_warp, wl, who, sizeof who);
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory %s that %s of the same warp wrote, "
+                                    "with no barrier between them: neither __syncthreads() nor "
+                                    "__syncwarp(). %s", where, what, who, emu_msg_warp_fix);
                 }
             }
-            if (s->r_interval == x->interval) {
-                if (s->r_warp != w->id) s->r_multi = 1;
-                else if (s->r_wsync != w->wsync) { s->r_wsync = w->wsync; s->r_lane = (uint8_t)l; }
-                else if (s->r_lane != l) s->r_lane = EMU_SWORD_LANES;
-            } else {
-                s->r_interval = x->interval; s->r_warp = (uint16_t)w->id; s->r_multi = 0;
-                s->r_wsync = w->wsync; s->r_lane = (uint8_t)l;
+            if (!r_now) {
+                s->r_interval = now; s->r_warp = (uint16_t)w->id; s->r_multi = 0; s->r_bytes = 0;
+                s->r_wsync = w->wsync; memset(s->r_lane, EMU_SWORD_NONE, 4);
+            } else if (s->r_warp != w->id) {
+                s->r_multi = 1;
+            } else if (s->r_wsync != w->wsync) {
+                s->r_wsync = w->wsync; memset(s->r_lane, EMU_SWORD_NONE, 4);
             }
+            s->r_bytes |= (uint8_t)bytes;
+            if (s->r_warp == w->id && s->r_wsync == w->wsync)
+                for (int b = 0; b < 4; b++)
+                    if (bytes >> b & 1)
+                        s->r_lane[b] = s->r_lane[b] == EMU_SWORD_NONE || s->r_lane[b] == l ? (uint8_t)l : EMU_SWORD_LANES;
         } else {
-            if (acc == ACC_STORE && s->w_interval == x->interval && s->w_warp != w->id) {
+            int rl = -1, wl = -1, race = 0;
+            if (acc == ACC_STORE && w_now && s->w_warp != w->id && (bytes & s->w_bytes)) {
+                race = 1;
                 if (emu_diag_first(EMU_FD_RACE)) {
                     SHARED_WHERE();
-                    thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that thread (%u,%u,%u) of another "
-                                    "warp also wrote since the last barrier: a race (which value stays depends on the "
-                                    "order the warps run). Missing __syncthreads()?", where, what, t[0], t[1], t[2]);
+                    thread_text(x, s->w_warp, s->w_lane[__builtin_ctz(bytes & s->w_bytes)], who, sizeof who);
+                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that %s of another warp also wrote "
+                                    "since the last barrier: a race (which value stays depends on the order the warps "
+                                    "run). Missing __syncthreads()?", where, what, who);
                 }
-            } else if (acc == ACC_STORE && s->r_interval == x->interval && (s->r_multi || s->r_warp != w->id)) {
+            } else if (acc == ACC_STORE && r_now && (s->r_multi || s->r_warp != w->id) && (bytes & s->r_bytes)) {
+                race = 1;
                 if (emu_diag_first(EMU_FD_RACE)) {
                     SHARED_WHERE();
                     emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that a thread of another warp "
                                     "read since the last barrier: a race (the reader may see the old or the new value). "
                                     "Missing __syncthreads() between the read and this write?", where, what);
                 }
-            } else if (acc == ACC_STORE && s->r_interval == x->interval && s->r_wsync == w->wsync && s->r_lane != l) {
-                /* A lane of this warp read the word since the last barrier, and this lane now writes it. */
+            } else if (acc == ACC_STORE && r_now && s->r_warp == w->id && s->r_wsync == w->wsync &&
+                       (rl = other_lane(s->r_lane, bytes, l)) >= 0) {
+                /* A lane of this warp read the word since the warp's last barrier, and this lane now writes it. */
+                race = 1;
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
-                    char reader[80] = "other threads";
                     SHARED_WHERE();
-                    if (s->r_lane != EMU_SWORD_LANES) {
-                        thread_of(x, (unsigned)w->id, s->r_lane, t);
-                        snprintf(reader, sizeof reader, "thread (%u,%u,%u)", t[0], t[1], t[2]);
-                    }
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp read, "
-                                    "with no barrier between them: neither __syncthreads() nor __syncwarp(), so the "
-                                    "read may see the old or the new value. %s", where, what, reader, emu_msg_warp_fix);
+                    thread_text(x, (unsigned)w->id, rl, who, sizeof who);
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp read "
+                                    "in the same step: a read and another lane's write of one word fall between the "
+                                    "same two barriers, so the read may see the old or the new value. %s",
+                                    where, what, who, emu_msg_step_fix);
                 }
-            } else if (acc == ACC_STORE && this_warp_since_sync && s->w_lane != l && !same) {
+            } else if (acc == ACC_STORE && w_step && !same && (wl = other_lane(s->w_lane, bytes & s->w_bytes, l)) >= 0) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
                     SHARED_WHERE();
-                    thread_of(x, s->w_warp, s->w_lane, t);
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that thread (%u,%u,%u) of the same "
-                                    "warp wrote with another value, with no barrier between them: neither "
-                                    "__syncthreads() nor __syncwarp(), so which value stays is undefined. %s",
-                                    where, what, t[0], t[1], t[2], emu_msg_warp_fix);
+                    thread_text(x, s->w_warp, wl, who, sizeof who);
+                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp wrote "
+                                    "with another value, with no barrier between them: neither __syncthreads() nor "
+                                    "__syncwarp(), so which value stays is undefined. %s",
+                                    where, what, who, emu_msg_warp_fix);
                 }
             }
-            if (x->pend == 1 && x->pend_word == k && s->r_interval == x->interval) x->pend = 0;   /* a race, not garbage */
-            s->w_interval = x->interval;
-            s->w_warp = (uint16_t)w->id;
-            s->w_lane = (uint8_t)l;
-            s->w_wsync = w->wsync;
+            if (race) pending_race(x, k);
+            record_write(x, w, s, bytes, l);
         }
     }
 #undef SHARED_WHERE
 }
 
+/* A shared atomic reads the bytes (they must have been written) and writes them; atomics of several
+ * threads on one word are no race, so only the write is recorded for the plain accesses that follow. */
+static void shared_atomic(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n)
+{
+    for (uint32_t k = off / 4; k <= (off + n - 1) / 4; k++) {
+        emu_sword *s = &x->shadow[k];
+        unsigned bytes = word_bytes(k, off, n);
+        if (s->w_interval < x->block_interval) { s->written = 0; s->w_bytes = 0; }
+        if (bytes & ~s->written) pending_read(x, w, in, l, k, off, n);
+        record_write(x, w, s, bytes, l);
+    }
+}
+
+/* At a barrier or the block's end: the first read of never-written shared memory still pending is
+ * described, the others counted. */
 void emu_flush_pending(emu_ctx *x)
 {
-    if (x->pend == 1 && emu_diag_first(EMU_FD_UNINIT_SHARED)) {
-        emu_diag_report(EMU_FD_UNINIT_SHARED, "%s", x->pend_msg);
-        x->pend = 2;   /* from now on only counted */
+    for (int i = 0; i < x->npend; i++) {
+        const emu_pending *p = &x->pend[i];
+        if (!emu_diag_add(EMU_FD_UNINIT_SHARED, p->reads + (i == 0 ? x->pend_more : 0))) continue;
+        char where[800], what[300];
+        emu_where(x, &x->warps[p->warp], p->lane, p->loc, where, sizeof where);
+        shared_what(x, p->off, p->size, what, sizeof what);
+        emu_diag_report(EMU_FD_UNINIT_SHARED, "%s: reads shared memory %s that no thread of this block has written: "
+                        "the value is garbage (a missing load into shared memory, or an index past the part that "
+                        "was filled?).", where, what);
     }
+    x->npend = 0;
+    x->pend_more = 0;
 }
 
 /* ---- Metrics ----------------------------------------------------------------------------------- */
@@ -344,6 +443,17 @@ static uint64_t bank_conflicts(const uint32_t *off, const int *lane, int cnt, un
 
 /* ---- Address resolution -------------------------------------------------------------------------- */
 
+/* The byte of the block's shared memory that n bytes at shared address addr start at, when they lie
+ * inside the variable the address belongs to (see emu_svar); 0 when they do not. */
+static inline int shared_offset(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *off)
+{
+    uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
+    uint64_t rel = addr - EMU_SHARED_TAG_ADDR(tag);   /* huge when before the start */
+    if (tag < 1 || tag > x->nstags || rel >= x->stags[tag].size || n > x->stags[tag].size - rel) return 0;
+    *off = x->stags[tag].base + (uint32_t)rel;
+    return 1;
+}
+
 /* Where a lane's access of n bytes lands; NULL (after a fatal finding) if nowhere valid. */
 static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
                         int *space_out, uint32_t *soff)
@@ -361,9 +471,14 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         return NULL;
     }
     if (space == EMU_SP_SHARED) {
-        if (addr + n > x->shared_size || addr >= x->shared_size) { shared_oob(x, w, in, l, addr, n, acc); return NULL; }
-        *soff = (uint32_t)addr;
-        return x->shared + addr;
+        uint32_t off;
+        if (!shared_offset(x, addr, n, &off)) {
+            uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
+            shared_oob(x, w, in, l, tag, (int64_t)addr - EMU_SHARED_TAG_ADDR(tag), n, acc);
+            return NULL;
+        }
+        *soff = off;
+        return x->shared + off;
     }
     if (space == EMU_SP_LOCAL) {
         if (addr + n > w->local_cap || addr >= w->local_cap) { local_oob(x, w, in, l, addr, n, acc); return NULL; }
@@ -374,18 +489,15 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         a = emu_mem_lookup((uintptr_t)addr, n);
         if (!a) { global_oob(x, w, in, l, addr, n, acc); return NULL; }
         x->last_alloc = a;
-        x->last_full = a->whole;
+        x->last_full = a->written_upto >= a->size;
+        x->last_shadow = emu_race_shadow_of(x, a, 0);
     }
     if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, acc, a);
-    if (a->written) {
-        unsigned char *wr = a->written + (addr - a->base);
-        if (acc == ACC_STORE || acc == ACC_ATOMIC) {
-            if (acc == ACC_ATOMIC) for (unsigned i = 0; i < n; i++) if (!wr[i]) { uninit_global(x, w, in, l, addr, n, a); break; }
-            memset(wr, 1, n);
-        } else if (reads_never_written(wr, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))) {
-            uninit_global(x, w, in, l, addr, n, a);
-        }
-    }
+    size_t off = addr - a->base;
+    if (acc == ACC_LOAD ? reads_never_written(a, off, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))
+                        : acc == ACC_ATOMIC && !emu_alloc_written(a, off, n))
+        uninit_global(x, w, in, l, addr, n, a);
+    if (acc != ACC_LOAD) emu_alloc_mark(a, off, n);
     return (uint8_t *)(uintptr_t)addr;
 }
 
@@ -404,14 +516,6 @@ static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, con
 }
 
 /* ---- Global fast path: one range check for the whole warp against the last allocation hit ---------- */
-
-static inline int has_zero_byte(const unsigned char *p, unsigned n)
-{
-    if (n == 4) { uint32_t v; memcpy(&v, p, 4); return ((v - 0x01010101u) & ~v & 0x80808080u) != 0; }
-    if (n == 8) { uint64_t v; memcpy(&v, p, 8); return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0; }
-    for (unsigned i = 0; i < n; i++) if (!p[i]) return 1;
-    return 0;
-}
 
 static inline void load_n(uint64_t *dst, const uint8_t *p, unsigned sz)
 {
@@ -440,6 +544,33 @@ static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
     for (int i = 1; i < cnt; i++) diff |= addr[i] ^ (addr[i - 1] + n);
     if (diff) return sectors(addr, cnt, n);
     return ((addr[cnt - 1] + n - 1) >> 5) - (addr[0] >> 5) + 1;
+}
+
+/* The race record of lane l's global access of n bytes at addr (the allocation is x->last_alloc); for a
+ * store or an atomic the allocation gets a record if it has none. p: where the bytes are. */
+static void race_lane(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, int l, uint64_t addr, unsigned n,
+                      int kind)
+{
+    if (kind != EMU_RACE_READ && !x->last_shadow) x->last_shadow = emu_race_shadow_of(x, x->last_alloc, 1);
+    int same = 0;
+    uint8_t bytes[32];
+    if (kind == EMU_RACE_WRITE) {
+        unsigned sz = EMU_TSIZE(in->t);
+        for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
+        same = !memcmp(bytes, (const void *)(uintptr_t)addr, n);
+    }
+    emu_race_access(x, w, in, l, x->last_shadow, addr, n, kind, same);
+    /* the store itself (again, after): the next lane's write compares with this one's value */
+    if (kind == EMU_RACE_WRITE) memcpy((void *)(uintptr_t)addr, bytes, n);
+}
+
+/* race_lane for the lanes of m, whose addresses are addr[0..] in lane order. */
+static void race_lanes(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, const uint64_t *addr,
+                       unsigned n, int store)
+{
+    int i = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1, i++)
+        race_lane(x, w, in, R, __builtin_ctz(mm), addr[i], n, store ? EMU_RACE_WRITE : EMU_RACE_READ);
 }
 
 /* 1 when done, 0 when the slow path must run (to diagnose), -1 never. */
@@ -479,17 +610,18 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         al = emu_mem_lookup((uintptr_t)lo, hi + n - lo);
         if (!al) return 0;
         x->last_alloc = al;
-        /* Scanning the flags once is cheaper than touching them at every access: an input written
-         * by cudaMemcpy is usually whole. Stores keep a whole allocation whole. */
-        x->last_full = al->whole;
-        for (int i = 0; i < x->nfull; i++) if (x->full[i] == al) x->last_full = 1;
-        if (!x->last_full && al->written && al->size && !memchr(al->written, 0, al->size)) {
-            x->last_full = 1;
-            al->whole = 1;   /* until flags are copied in from elsewhere: later launches skip the scan */
-            if (x->nfull < 8) x->full[x->nfull++] = al;
-        }
+        /* Knowing that every byte is written is cheaper than touching the flags at every access: an
+         * input written by cudaMemcpy is usually whole. The scan resumes where the last one stopped. */
+        x->last_full = emu_alloc_settle(al) >= al->size;
+        x->last_shadow = emu_race_shadow_of(x, al, 0);
     }
     if (al->guard_name[0] && (lo < al->open_lo || hi + n > al->open_hi)) return 0;   /* a guard: said by resolve */
+    /* Races: every store and atomic is recorded; a load is checked once the memory has a record, or
+     * when it is a strong read that may acquire what another block released. */
+    if (store || x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) {
+        if (contiguous) EMU_IVDEP for (int l = 0; l < 32; l++) addr[l] = lo + (uint64_t)l * n;
+        race_lanes(x, w, in, R, m, addr, n, store);
+    }
     if (!store) {
         /* A warp's next access by this load is usually one stride further: fetch it now, so that the
          * cache miss overlaps with the loop's other instructions instead of stalling the next load. */
@@ -579,19 +711,18 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             int l = __builtin_ctz(mm);
             uint8_t *p = (uint8_t *)(uintptr_t)addr[i];
             for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
-            if (al->written) memset(al->written + (addr[i] - al->base), 1, n);
+            if (!contiguous) emu_alloc_mark(al, addr[i] - al->base, n);
         }
+        if (contiguous) emu_alloc_mark(al, lo - al->base, hi + n - lo);
         x->met->global_store_requests++;
         x->met->global_store_sectors += sectors_fast(addr, cnt, n);
         return 1;
     }
-    if (al->written)
-        for (int j = 0; j < cnt; j++)
-            if (has_zero_byte(al->written + (addr[j] - al->base), n) &&
-                reads_never_written(al->written + (addr[j] - al->base), sz, in->nvec)) {
-                uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
-                break;
-            }
+    for (int j = 0; j < cnt; j++)
+        if (reads_never_written(al, addr[j] - al->base, sz, in->nvec)) {
+            uninit_global(x, w, in, __builtin_ctz(m), addr[j], n, al);
+            break;
+        }
     for (uint32_t mm = m; mm; mm &= mm - 1, i++) {
         int l = __builtin_ctz(mm);
         const uint8_t *p = (const uint8_t *)(uintptr_t)addr[i];
@@ -622,8 +753,10 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         int space; uint32_t so = 0;
         uint8_t *p = resolve(x, w, in, l, addr, n, ACC_LOAD, &space, &so);
         if (!p) return 0;
-        if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
-        else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
+        if (space == EMU_SP_GLOBAL) {
+            gaddr[ng++] = addr;
+            if (x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) race_lane(x, w, in, R, l, addr, n, EMU_RACE_READ);
+        } else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
         ptr[l] = p;
     }
     /* Values go to registers after every lane's address was read: a register may be both. */
@@ -653,8 +786,10 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         int space; uint32_t so = 0;
         uint8_t *p = resolve(x, w, in, l, addr, n, ACC_STORE, &space, &so);
         if (!p) return 0;
-        if (space == EMU_SP_GLOBAL) gaddr[ng++] = addr;
-        else if (space == EMU_SP_SHARED) {
+        if (space == EMU_SP_GLOBAL) {
+            gaddr[ng++] = addr;
+            race_lane(x, w, in, R, l, addr, n, EMU_RACE_WRITE);
+        } else if (space == EMU_SP_SHARED) {
             uint8_t bytes[32];
             for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
             soff[ns] = so; slane[ns++] = l;
@@ -747,10 +882,11 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
         if (!p) return 0;
         if (space == EMU_SP_SHARED) {
             any_shared = 1;
-            emu_sword *s = &x->shadow[so / 4];
-            if (s->w_interval == 0) shared_check(x, w, in, l, so, n, ACC_LOAD, 0);
-            s->w_interval = x->interval; s->w_warp = (uint16_t)w->id; s->w_lane = (uint8_t)l; s->w_wsync = w->wsync;
-        } else any_global = 1;
+            shared_atomic(x, w, in, l, so, n);
+        } else {
+            any_global = 1;
+            race_lane(x, w, in, R, l, addr, n, EMU_RACE_ATOMIC);
+        }
         uint64_t old = 0;
         memcpy(&old, p, n);
         uint64_t nv = atom_apply(in, old, R[in->b + l], R[in->c + l]);
@@ -774,8 +910,8 @@ void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t siz
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size)
 {
     if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) {
-        addr -= EMU_SHARED_WINDOW;
-        return (addr < x->shared_size && addr + size <= x->shared_size) ? x->shared + addr : NULL;
+        uint32_t off;
+        return shared_offset(x, addr - EMU_SHARED_WINDOW, (unsigned)size, &off) ? x->shared + off : NULL;
     }
     if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) return emu_local_ptr(x, w, lane, addr - EMU_LOCAL_WINDOW, size);
     return emu_mem_lookup((uintptr_t)addr, size) ? (const void *)(uintptr_t)addr : NULL;

@@ -1,49 +1,78 @@
-/* emu_exec_warp.c - warp-wide instructions: shuffles, votes, redux, match, and their member-mask checks. */
+/* emu_exec_warp.c - warp-wide instructions: shuffles, votes, redux, match, and their member-mask checks.
+ *
+ * Each lane names its own member lanes: two half-warps may run one converged instruction with a mask
+ * each (cub::WarpReduce<int, 16>, cooperative groups' tiled partitions), and each lane's result comes
+ * from its own members only. */
 #include <stdio.h>
 #include <string.h>
 
 #include "emu_exec.h"
 
-/* The lanes of m whose member mask (the register in->e) equals lane l's: they run the instruction as one
- * group. Lanes that run together may name different masks: CUB's logical warps of 16 lanes each name
- * their own half. */
-static uint32_t mask_group(const emu_insn *in, const uint64_t *R, uint32_t m, int l)
+static uint32_t lane_mask(const uint64_t *R, uint32_t slot, int l) { return (uint32_t)R[slot + l]; }
+
+/* 1 when every lane of m names the same member mask (the common case: a full mask for all). */
+static int one_mask(const uint64_t *R, uint32_t slot, uint32_t m)
 {
-    uint32_t mask = (uint32_t)R[in->e + l], group = 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int j = __builtin_ctz(mm);
-        if ((uint32_t)R[in->e + j] == mask) group |= 1u << j;
-    }
-    return group;
+    uint32_t first = lane_mask(R, slot, __builtin_ctz(m)), diff = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) diff |= lane_mask(R, slot, __builtin_ctz(mm)) ^ first;
+    return diff == 0;
 }
 
-/* A warp-synchronous instruction names its member lanes; every member must execute it together, and each
- * lane must be a member of the mask it names. Each distinct mask among the lanes m is checked. Returns 1
- * when every mask is consistent with the lanes running here. */
+/* A warp-synchronous instruction names its member lanes in each lane's slot e: each executing lane must be
+ * a member, every live member must execute it too, with the same mask (PTX: the instruction waits for
+ * the non-exited threads of the mask). Returns 1 when that holds; else reports the first violation. */
 int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, const char *what)
 {
-    for (uint32_t todo = m; todo;) {
-        int first = __builtin_ctz(todo);
-        uint32_t members = (uint32_t)R[in->e + first], group = mask_group(in, R, todo, first);
-        todo &= ~group;
-        uint32_t missing = members & ~m & w->exists;
-        uint32_t outside = group & ~members;
-        if (!missing && !outside) continue;
+    int uniform = one_mask(R, in->e, m);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t members = lane_mask(R, in->e, l);
+        uint32_t missing = members & ~m & w->live, outside = (uniform ? m : 1u << l) & ~members, other = 0;
+        for (uint32_t k = uniform ? 0 : members & m; k; k &= k - 1)
+            if (lane_mask(R, in->e, __builtin_ctz(k)) != members) { other = 1u << __builtin_ctz(k); break; }
+        if (!missing && !outside && !other) {
+            if (uniform) return 1;   /* the same for every lane */
+            continue;
+        }
         if (emu_diag_first(EMU_FD_MEMBERS)) {
             char where[800];
-            emu_where(x, w, first, in->loc, where, sizeof where);
+            emu_where(x, w, l, in->loc, where, sizeof where);
             if (missing)
                 emu_diag_report(EMU_FD_MEMBERS, "%s: %s names lanes 0x%08x as members, but lanes 0x%08x of them do "
-                                "not execute it here (they took another branch or exited): undefined behaviour. Call "
-                                "it where every member lane reaches it, or pass __activemask() / a mask of the lanes "
-                                "that do.", where, what, members, missing);
+                                "not execute it here (they took another branch): undefined behaviour. Call it where "
+                                "every member lane reaches it, or pass __activemask() / a mask of the lanes that do.",
+                                where, what, members, missing);
+            else if (outside)
+                emu_diag_report(EMU_FD_MEMBERS, "%s: lanes 0x%08x execute %s but are not in their member mask "
+                                "0x%08x: undefined behaviour.", where, outside, what, members);
             else
-                emu_diag_report(EMU_FD_MEMBERS, "%s: lanes 0x%08x execute %s but are not in its member mask 0x%08x: "
-                                "undefined behaviour.", where, outside, what, members);
+                emu_diag_report(EMU_FD_MEMBERS, "%s: %s: lane %d names the members 0x%08x, but its member lane %d "
+                                "names 0x%08x: lanes that take part together must pass the same mask, or the "
+                                "result is undefined.", where, what, l, members, __builtin_ctz(other),
+                                lane_mask(R, in->e, __builtin_ctz(other)));
         }
         return 0;
     }
     return 1;
+}
+
+/* Lane l of a shuffle reads lane j, which does not run this shuffle: its value is undefined. */
+static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int j)
+{
+    if (!emu_diag_first(EMU_FD_SHFL_ABSENT)) return;
+    static const char *const names[] = { "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl_sync" };
+    char where[800], why[120];
+    emu_where(x, w, l, in->loc, where, sizeof where);
+    if (!(w->exists >> j & 1))
+        snprintf(why, sizeof why, "there is no thread in lane %d: the block has %u threads", j, x->nthreads);
+    else if (!(w->live >> j & 1))
+        snprintf(why, sizeof why, "the thread in lane %d has already returned", j);
+    else
+        snprintf(why, sizeof why, "the thread in lane %d is not running this line (it took another branch)", j);
+    emu_diag_report(EMU_FD_SHFL_ABSENT, "%s: %s (shfl.sync) in lane %d reads the value of lane %d, but %s: the value "
+                    "it gets is undefined. Only read from lanes that run the shuffle with it (a source lane "
+                    "within the block and the branch, e.g. lane + offset < blockDim.x).",
+                    where, names[in->mod & 3], l, j, why);
 }
 
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask)
@@ -82,6 +111,7 @@ void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
         default: j = minl | (int)(b & ~segmask); ok = j <= maxl; break;
         }
         if (!ok || j < 0 || j > 31) j = l;
+        else if (!(m >> j & 1)) { shfl_absent(x, w, in, l, j); j = l; }
         R[in->d + l] = src[j];
         pbits |= (uint32_t)ok << l;
     }
@@ -93,72 +123,75 @@ void emu_vote(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
     emu_check_members(x, w, in, R, m, "__ballot_sync/__any_sync/__all_sync (vote.sync)");
     uint32_t p = P[in->pc];
     if (in->flags & EMU_F_NEG_C) p = ~p;
-    uint32_t ballot[32], result = 0;   /* any/all/uni: the lanes whose answer is true */
-    /* Each group of lanes that name the same mask votes among themselves. */
-    for (uint32_t todo = m; todo;) {
-        uint32_t group = mask_group(in, R, todo, __builtin_ctz(todo));
-        todo &= ~group;
-        uint32_t on = p & group;
-        for (uint32_t mm = group; mm; mm &= mm - 1) ballot[__builtin_ctz(mm)] = on;
-        if (in->mod == EMU_VO_ANY ? on != 0 : in->mod == EMU_VO_ALL ? on == group : (on == group || on == 0))
-            result |= group;
+    uint32_t result = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t group = lane_mask(R, in->e, l) & m, on = p & group;   /* this lane's members */
+        switch (in->mod) {
+        case EMU_VO_BALLOT: R[in->d + l] = on; break;
+        case EMU_VO_ANY: result |= (uint32_t)(on != 0) << l; break;
+        case EMU_VO_ALL: result |= (uint32_t)(on == group) << l; break;
+        default: result |= (uint32_t)(on == group || on == 0) << l; break;
+        }
     }
-    if (in->mod == EMU_VO_BALLOT) {
-        for (uint32_t mm = m; mm; mm &= mm - 1) R[in->d + __builtin_ctz(mm)] = ballot[__builtin_ctz(mm)];
-        return;
+    if (in->mod != EMU_VO_BALLOT) P[in->pd] = (P[in->pd] & ~m) | result;
+}
+
+/* The reduction of redux.sync over the lanes in group. */
+static uint32_t redux_of(const emu_insn *in, const uint64_t *R, uint32_t group)
+{
+    int sgn = EMU_TKIND(in->t) == EMU_K_S;
+    uint32_t acc = (uint32_t)R[in->a + __builtin_ctz(group)];
+    for (uint32_t mm = group & (group - 1); mm; mm &= mm - 1) {
+        uint32_t v = (uint32_t)R[in->a + __builtin_ctz(mm)];
+        switch (in->mod) {
+        case EMU_AT_ADD: acc += v; break;
+        case EMU_AT_MIN: acc = sgn ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
+        case EMU_AT_MAX: acc = sgn ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
+        case EMU_AT_AND: acc &= v; break;
+        case EMU_AT_OR: acc |= v; break;
+        case EMU_AT_XOR: acc ^= v; break;
+        }
     }
-    P[in->pd] = (P[in->pd] & ~m) | result;
+    return acc;
 }
 
 void emu_redux(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
 {
     emu_check_members(x, w, in, R, m, "__reduce_*_sync (redux.sync)");
-    int sgn = EMU_TKIND(in->t) == EMU_K_S;
-    uint32_t out[32];
-    for (uint32_t todo = m; todo;) {
-        uint32_t group = mask_group(in, R, todo, __builtin_ctz(todo));
-        todo &= ~group;
-        uint32_t acc = 0;
-        int first = 1;
-        for (uint32_t mm = group; mm; mm &= mm - 1) {
-            uint32_t v = (uint32_t)R[in->a + __builtin_ctz(mm)];
-            if (first) { acc = v; first = 0; continue; }
-            switch (in->mod) {
-            case EMU_AT_ADD: acc += v; break;
-            case EMU_AT_MIN: acc = sgn ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
-            case EMU_AT_MAX: acc = sgn ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
-            case EMU_AT_AND: acc &= v; break;
-            case EMU_AT_OR: acc |= v; break;
-            case EMU_AT_XOR: acc ^= v; break;
-            }
-        }
-        for (uint32_t mm = group; mm; mm &= mm - 1) out[__builtin_ctz(mm)] = acc;
+    if (one_mask(R, in->e, m)) {
+        uint32_t acc = redux_of(in, R, m);
+        for (uint32_t mm = m; mm; mm &= mm - 1) R[in->d + __builtin_ctz(mm)] = acc;
+        return;
     }
-    for (uint32_t mm = m; mm; mm &= mm - 1) R[in->d + __builtin_ctz(mm)] = out[__builtin_ctz(mm)];
+    uint32_t results[32];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t group = lane_mask(R, in->e, l) & m;
+        results[l] = redux_of(in, R, group ? group : 1u << l);
+    }
+    for (uint32_t mm = m; mm; mm &= mm - 1) R[in->d + __builtin_ctz(mm)] = results[__builtin_ctz(mm)];
 }
 
 void emu_match(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m)
 {
     emu_check_members(x, w, in, R, m, "__match_*_sync (match.sync)");
     uint64_t wmask = EMU_TSIZE(in->t) == 8 ? ~0ull : 0xffffffffull;
-    uint32_t res[32], same = 0;   /* same: the lanes of the groups whose values are all equal */
-    for (uint32_t todo = m; todo;) {
-        uint32_t group = mask_group(in, R, todo, __builtin_ctz(todo));
-        todo &= ~group;
-        uint64_t v0 = R[in->a + __builtin_ctz(group)] & wmask;
-        int allsame = 1;
-        for (uint32_t mm = group; mm; mm &= mm - 1) {
-            int l = __builtin_ctz(mm);
-            uint64_t v = R[in->a + l] & wmask;
-            if (v != v0) allsame = 0;
-            uint32_t s = 0;
-            for (uint32_t k = group; k; k &= k - 1) { int j = __builtin_ctz(k); if ((R[in->a + j] & wmask) == v) s |= 1u << j; }
-            res[l] = s;
-        }
-        if (allsame) same |= group;
-        if (in->mod == EMU_VO_ALL)   /* each lane gets its group's mask when the group's values all match */
-            for (uint32_t mm = group; mm; mm &= mm - 1) res[__builtin_ctz(mm)] = allsame ? group : 0;
+    uint32_t res[32], all[32];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t group = lane_mask(R, in->e, l) & m, s = 0;
+        uint64_t v = R[in->a + l] & wmask;
+        for (uint32_t k = group; k; k &= k - 1) { int j = __builtin_ctz(k); if ((R[in->a + j] & wmask) == v) s |= 1u << j; }
+        res[l] = s;
+        all[l] = (s | (1u << l)) == (group | (1u << l));
     }
-    for (uint32_t mm = m; mm; mm &= mm - 1) R[in->d + __builtin_ctz(mm)] = res[__builtin_ctz(mm)];
-    if (in->mod == EMU_VO_ALL && in->pd != 0xffff) P[in->pd] = (P[in->pd] & ~m) | same;
+    uint32_t pbits = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t group = lane_mask(R, in->e, l) & m;
+        R[in->d + l] = in->mod == EMU_VO_ALL ? (all[l] ? group : 0) : res[l];
+        pbits |= all[l] << l;
+    }
+    if (in->mod == EMU_VO_ALL && in->pd != 0xffff) P[in->pd] = (P[in->pd] & ~m) | pbits;
 }

@@ -1,6 +1,6 @@
-/* emu_mem.c - the registry of device memory: allocations sorted by address, each with a per-byte
- * "written" shadow, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
-#define _DEFAULT_SOURCE  /* sysconf(_SC_PHYS_PAGES), madvise */
+/* emu_mem.c - the registry of device memory: allocations sorted by address, each with a record of the
+ * bytes written, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
+#define _GNU_SOURCE      /* sysconf(_SC_PHYS_PAGES), madvise, memfd_create */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,9 @@ static const char emu_msg_bad_free[] =
 typedef struct emu_rec {
     emu_alloc a;
     enum emu_mem_kind kind;
-    void *raw;  /* what to free(), NULL for memory someone else owns */
+    void *raw;      /* what to free(), NULL for memory someone else owns */
+    size_t mapped;  /* when not 0, raw is a mapping of this many bytes, to munmap() instead */
+    size_t counted; /* the bytes counted against the emulator's total */
 } emu_rec;
 
 static emu_rec **emu_recs;     /* sorted by a.base */
@@ -134,22 +136,48 @@ static void *emu_block_alloc(size_t align, size_t size)
 static emu_rec *emu_rec_new(void *base, size_t size, const char *what, int initialised)
 {
     emu_rec *r = calloc(1, sizeof *r);
-    /* At least one flag so that written is never NULL, even for an empty variable. */
-    unsigned char *w = initialised ? malloc(size ? size : 1) : calloc(size ? size : 1, 1);
-    if (!r || !w) { free(r); free(w); return NULL; }
-    if (initialised) memset(w, 1, size ? size : 1);
+    if (!r) return NULL;
     r->a.base = (uintptr_t)base;
     r->a.size = size;
-    r->a.written = w;
+    r->a.written_upto = initialised ? size : 0;
     r->a.what = what;
     return r;
 }
 
+size_t emu_alloc_settle(emu_alloc *a)
+{
+    if (a->written && a->written_upto < a->size) {
+        const unsigned char *z = memchr(a->written + a->written_upto, 0, a->size - a->written_upto);
+        a->written_upto = z ? (size_t)(z - a->written) : a->size;
+    }
+    return a->written_upto;
+}
+
+/* The flags, made on first use (calloc: the system hands out zero pages only where they are touched). */
+static unsigned char *emu_alloc_flags(emu_alloc *a)
+{
+    if (!a->written && !(a->written = calloc(a->size ? a->size : 1, 1))) abort();
+    return a->written;
+}
+
+void emu_alloc_mark(emu_alloc *a, size_t off, size_t n)
+{
+    if (off <= a->written_upto) {
+        if (off + n > a->written_upto) {
+            a->written_upto = off + n;
+            emu_alloc_settle(a);
+        }
+        return;
+    }
+    memset(emu_alloc_flags(a) + off, 1, n);
+}
+
 static void emu_rec_free(emu_rec *r)
 {
-    if (r->kind != EMU_MEM_MODULE) emu_used -= r->a.size;
+    emu_used -= r->counted;
     free(r->a.written);
-    free(r->raw);
+    if (r->mapped) munmap(r->raw, r->mapped);
+    else free(r->raw);
     free(r);
 }
 
@@ -158,7 +186,7 @@ void emu_mem_register(void *base, size_t size, const char *what, int initialised
     emu_rec *r = emu_rec_new(base, size, what, initialised);
     if (!r) return;
     r->kind = EMU_MEM_MODULE;
-    if (emu_insert(r) != 0) { free(r->a.written); free(r); }
+    if (emu_insert(r) != 0) free(r);
 }
 
 void emu_mem_unregister(void *base)
@@ -192,7 +220,7 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     int initialised = kind == EMU_MEM_HOST || kind == EMU_MEM_MANAGED;
     emu_rec *r = raw ? emu_rec_new(raw, size, emu_kind_allocator(kind), initialised) : NULL;
     if (!r || emu_insert(r) != 0) {
-        if (r) { free(r->a.written); free(r); }
+        free(r);
         free(raw);
         emu_finding(emu_msg_host_oom, who, size);
         return cudaErrorMemoryAllocation;
@@ -200,9 +228,39 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     memset(raw, initialised ? 0 : EMU_FRESH_BYTE, size);
     r->kind = kind;
     r->raw = raw;
+    r->counted = size;
     emu_used += size;
     *out = raw;
     return cudaSuccess;
+}
+
+void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (!chunk_bytes || page <= 0 || chunk_bytes % (size_t)page || chunk_bytes > emu_rt_mem_total() - emu_used)
+        return NULL;
+    int fd = memfd_create("emu-repeated-input", MFD_CLOEXEC);
+    if (fd < 0) return NULL;
+    size_t chunks = (total_bytes + chunk_bytes - 1) / chunk_bytes, mapped = chunks * chunk_bytes + (size_t)page;
+    char *base = MAP_FAILED;
+    if (ftruncate(fd, (off_t)chunk_bytes) == 0 && pwrite(fd, chunk, chunk_bytes, 0) == (ssize_t)chunk_bytes)
+        /* the whole range first, unreadable: its last page stays so, past the end */
+        base = mmap(NULL, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    for (size_t k = 0; base != MAP_FAILED && k < chunks; k++)
+        if (mmap(base + k * chunk_bytes, chunk_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+            munmap(base, mapped);
+            base = MAP_FAILED;
+        }
+    close(fd);   /* the mappings keep the chunk's pages */
+    if (base == MAP_FAILED) return NULL;
+    emu_rec *r = emu_rec_new(base, total_bytes, emu_kind_allocator(EMU_MEM_DEVICE), 1);
+    if (!r || emu_insert(r) != 0) { free(r); munmap(base, mapped); return NULL; }
+    r->kind = EMU_MEM_DEVICE;
+    r->raw = base;
+    r->mapped = mapped;
+    r->counted = chunk_bytes;
+    emu_used += chunk_bytes;
+    return base;
 }
 
 cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who)
@@ -225,14 +283,26 @@ enum emu_mem_kind emu_rt_mem_kind(const emu_alloc *a)
 
 void emu_rt_mem_mark(emu_alloc *a, uintptr_t addr, size_t len)
 {
-    memset(a->written + (addr - a->base), 1, len);
+    emu_alloc_mark(a, addr - a->base, len);
 }
 
 void emu_rt_mem_copy_marks(emu_alloc *dst, uintptr_t daddr, const emu_alloc *src, uintptr_t saddr,
                            size_t len)
 {
-    if (!src->whole) dst->whole = 0;
-    memmove(dst->written + (daddr - dst->base), src->written + (saddr - src->base), len);
+    size_t doff = daddr - dst->base, soff = saddr - src->base;
+    if (emu_alloc_written(src, soff, len)) { emu_alloc_mark(dst, doff, len); return; }
+    /* Some source bytes were never written: the destination's prefix ends before the copy, and each
+     * destination byte takes its source byte's state. */
+    unsigned char *state = malloc(len), *flags = emu_alloc_flags(dst);
+    if (!state) abort();
+    for (size_t i = 0; i < len; i++) state[i] = (unsigned char)emu_alloc_written(src, soff + i, 1);
+    if (doff < dst->written_upto) {
+        memset(flags + doff, 1, dst->written_upto - doff);
+        dst->written_upto = doff;
+    }
+    memcpy(flags + doff, state, len);
+    free(state);
+    emu_alloc_settle(dst);
 }
 
 void emu_rt_mem_reset(void)

@@ -18,7 +18,8 @@
  *   opcode          PTX                                meaning
  */
 #define EMU_OPCODES(X) \
-    X(NOP,          "membar fence pragma griddepcontrol", "no effect in a sequential emulator") \
+    X(NOP,          "membar.cta fence.cta pragma griddepcontrol", "no effect in a sequential emulator") \
+    X(FENCE,        "membar.gl/sys, fence.sc/acq_rel.gpu/sys", "orders the block's global accesses for other blocks (races)") \
     X(UNSUPPORTED,  "anything else",                  "a finding naming the instruction, then error 715") \
     /* control */ \
     X(BRA,          "bra[.uni] L",                     "branch; divergence pushes the SIMT stack, lanes meet at the post-dominator") \
@@ -147,6 +148,11 @@ enum { EMU_MW_LO, EMU_MW_HI, EMU_MW_WIDE };
 #define EMU_F_TO        0x20   /* cvta.to.space: generic -> space address */
 #define EMU_F_APPROX    0x40
 #define EMU_F_NAN       0x80   /* min/max.NaN */
+#define EMU_F_ENDLESS   0x08   /* bra: a back edge of a loop that no path leads out of (set by emu_ptx_cfg) */
+/* ld, st, atom, red: the memory model's strong accesses, which never race with each other (volatile and
+ * .relaxed/.acquire/.release at gpu or system scope set EMU_F_VOLATILE), and their orderings. */
+#define EMU_F_ACQUIRE   0x20   /* .acquire or .acq_rel */
+#define EMU_F_RELEASE   0x40   /* .release or .acq_rel */
 
 /* Addresses of the shared and local windows inside the generic address space: above every user-space
  * host pointer, so a generic address tells its space by its top bits. */
@@ -171,7 +177,7 @@ typedef struct emu_insn {
 } emu_insn;
 
 /* How a constant slot is filled when a frame is made. */
-enum { EMU_CI_IMM, EMU_CI_SREG, EMU_CI_LOCAL, EMU_CI_MODSHARED, EMU_CI_DYNSHARED };
+enum { EMU_CI_IMM, EMU_CI_SREG, EMU_CI_LOCAL };
 /* Constant special registers (EMU_CI_SREG values). */
 enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, EMU_SR_NTID_Z,
        EMU_SR_CTAID_X, EMU_SR_CTAID_Y, EMU_SR_CTAID_Z, EMU_SR_NCTAID_X, EMU_SR_NCTAID_Y, EMU_SR_NCTAID_Z,
@@ -180,9 +186,19 @@ enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, E
        EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM };
 typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_cinit;
 
-/* A .shared variable, for messages: its name as declared in the PTX and where it lies in its area
- * (the kernel's own .shared, or the module's). */
-typedef struct emu_svar { char *name; uint32_t off, size; } emu_svar;
+/* A .shared variable: its name as declared in the PTX, where it lies in its area (the kernel's own
+ * .shared, or the module's) and its tag, the number that its addresses carry.
+ *
+ * Every shared address is tag * 2^21 + 2^20 + the offset in its variable, so that an access is bounded by
+ * the variable it was addressed from, not by the block's whole shared memory: an index a little past the
+ * end (or before the start, a negative one) stays inside the variable's own window of 2 MiB and is seen.
+ * Tag 1 is the dynamic shared memory (extern __shared__ arrays); the others number the module's .shared
+ * variables. The launch maps each tag to the bytes of the block's shared memory that hold it. */
+typedef struct emu_svar { char *name; uint32_t off, size, tag; } emu_svar;
+#define EMU_SHARED_TAG_SHIFT 21
+#define EMU_SHARED_TAG_MAX   2047u   /* tags fit in the 32 bits of a shared address */
+#define EMU_SHARED_DYN_TAG   1u
+#define EMU_SHARED_TAG_ADDR(tag) (((uint32_t)(tag) << EMU_SHARED_TAG_SHIFT) | (1u << (EMU_SHARED_TAG_SHIFT - 1)))
 
 /* A source location (from .loc); parent is the location it was inlined at, or -1. */
 typedef struct emu_loc { int file, line, parent; } emu_loc;
@@ -222,6 +238,7 @@ struct emu_module {
     uint32_t mod_shared;                /* module-scope and .func-scope .shared bytes */
     emu_svar *svars; int nsvars, capsvars;   /* the variables in those bytes */
     char *dyn_name;                     /* the extern unsized .shared array (dynamic shared memory), if any */
+    uint32_t shared_tags;               /* the highest tag given to a .shared variable (see emu_svar) */
 };
 
 /* Parser and decoder (emu_ptx_parse.c, emu_ptx_decode.c, emu_ptx_cfg.c). */
@@ -231,7 +248,13 @@ void emu_ptx_cfg(emu_func *f);
 
 /* Diagnostics (emu_diag.c). */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len);
+/* "file:line" of the loop made of f's instructions first..last (a back edge's target and source): the
+ * line of its for, while or do in the learner's file. */
+const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len);
 char *emu_demangle(const char *mangled);
+/* The name of kernel f's parameter index (from 0) as the learner's file declares it ("d_out"): 0 (and
+ * an empty buf) when the file cannot be read or its declaration not found. */
+int emu_param_name(const emu_module *m, const emu_func *f, int index, char *buf, size_t len);
 /* The source name of a variable: "sdata" for a function's static "_ZZ...E5sdata"; others as they are. */
 void emu_var_name(const char *ptx_name, char *buf, size_t len);
 

@@ -9,6 +9,34 @@ static int ends_block(const emu_insn *in)
     return in->op == EMU_OP_BRA || in->op == EMU_OP_RET || in->op == EMU_OP_EXIT || in->op == EMU_OP_TRAP;
 }
 
+/* The blocks from which the exit can be reached, along succ and the virtual edges to the exit. */
+static char *exit_reachers(int nb, int (*succ)[2], const char *vexit, int EXIT)
+{
+    char *reach = calloc((size_t)nb, 1);
+    if (!reach) abort();
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int b = nb - 1; b >= 0; b--) {
+            if (reach[b]) continue;
+            int r = vexit[b];
+            for (int k = 0; k < 2 && !r; k++) r = succ[b][k] == EXIT || (succ[b][k] >= 0 && reach[succ[b][k]]);
+            if (r) { reach[b] = 1; changed = 1; }
+        }
+    }
+    return reach;
+}
+
+/* Whether block b is the target of a backward branch from a block that cannot reach the exit either:
+ * the header of a loop with no way out. */
+static int is_back_edge_target(const emu_func *f, const int *start, const int *last, int nb, int b, const char *reach)
+{
+    for (int c = 0; c < nb; c++) {
+        const emu_insn *in = &f->code[last[c]];
+        if (!reach[c] && in->op == EMU_OP_BRA && in->target == start[b] && in->target <= last[c]) return 1;
+    }
+    return 0;
+}
+
 /* Post-dominator sets by iteration over bit sets (functions here have at most a few hundred blocks);
  * the immediate post-dominator of a block is its strict post-dominator with the largest set. */
 void emu_ptx_cfg(emu_func *f)
@@ -50,6 +78,29 @@ void emu_ptx_cfg(emu_func *f)
             if (in->guard >= 0) succ[b][1] = EXIT;
         } else succ[b][0] = fall;
     }
+    /* A loop with no way out (an unsigned s >= 0, or a step that never changes s) reaches no exit, so no
+     * block in it has post-dominators and lanes that diverge inside it would never meet again. Each such
+     * loop gets a virtual edge from its header to the exit, where lanes meet as in any loop; its back
+     * edges are marked, so that a warp that goes round it is stopped with a finding that names it. */
+    char *vexit = calloc((size_t)nb, 1), *doomed = calloc((size_t)nb, 1);
+    if (!vexit || !doomed) abort();
+    for (int first = 1;; first = 0) {
+        char *reach = exit_reachers(nb, succ, vexit, EXIT);
+        int header = -1;
+        for (int b = 0; b < nb && header < 0; b++)
+            if (!reach[b] && is_back_edge_target(f, start, last, nb, b, reach)) header = b;
+        for (int b = 0; b < nb && header < 0; b++) if (!reach[b]) header = b;
+        if (first) for (int b = 0; b < nb; b++) doomed[b] = !reach[b];
+        free(reach);
+        if (header < 0) break;
+        vexit[header] = 1;
+    }
+    for (int b = 0; b < nb; b++) {
+        emu_insn *in = &f->code[last[b]];
+        if (in->op == EMU_OP_BRA && in->target >= 0 && in->target <= last[b] && doomed[block_of[in->target]])
+            in->flags |= EMU_F_ENDLESS;
+    }
+
     int nn = nb + 1;
     size_t words = ((size_t)nn + 63) / 64;
     uint64_t *pd = malloc((size_t)nn * words * sizeof *pd);
@@ -62,8 +113,8 @@ void emu_ptx_cfg(emu_func *f)
         changed = 0;
         for (int b = nb - 1; b >= 0; b--) {
             memset(tmp, 0xff, words * sizeof *tmp);
-            for (int k = 0; k < 2; k++) {
-                int s = succ[b][k];
+            for (int k = 0; k < 3; k++) {
+                int s = k < 2 ? succ[b][k] : vexit[b] ? EXIT : -1;
                 if (s < 0) continue;
                 for (size_t w = 0; w < words; w++) tmp[w] &= pd[(size_t)s * words + w];
             }
@@ -94,4 +145,5 @@ void emu_ptx_cfg(emu_func *f)
         f->ipdom[last[b]] = (best < 0 || best == EXIT) ? -1 : start[best];
     }
     free(size); free(pd); free(tmp); free(succ); free(start); free(last); free(leader); free(block_of);
+    free(vexit); free(doomed);
 }

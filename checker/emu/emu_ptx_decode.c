@@ -66,6 +66,13 @@ static int part_atom(const char *s, int n)
     return -1;
 }
 
+/* Whether the opcode's dot-separated parts include w. */
+static int has_part(const char *const *parts, const int *plen, int np, const char *w)
+{
+    for (int k = 1; k < np; k++) if (peq(parts[k], plen[k], w)) return 1;
+    return 0;
+}
+
 /* ---- Operands ------------------------------------------------------------------------------------------ */
 
 static const struct { const char *name; int sr; } sregs[] = {
@@ -118,9 +125,7 @@ static uint32_t sym_slot(dctx *c, const emu_sym *s)
 {
     switch (s->kind) {
     case EMU_SYM_GLOBAL: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED_OWN: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED_MOD: return emu_ptx_const(c->p, c->f, EMU_CI_MODSHARED, s->value);
-    case EMU_SYM_DYNSHARED: return emu_ptx_const(c->p, c->f, EMU_CI_DYNSHARED, s->value);
+    case EMU_SYM_SHARED: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
     case EMU_SYM_FRAME: return emu_ptx_const(c->p, c->f, EMU_CI_LOCAL, s->value);
     default: c->unsupported = 1; return emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);
     }
@@ -390,6 +395,7 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         /* anything else (sync, aligned, uni, nc, relaxed, gpu, cta, L1::...) changes nothing here */
     }
     int t = nt > 0 ? types[nt - 1] : EMU_T_NONE;
+    int wide_scope = has_part(parts, plen, np, "gpu") || has_part(parts, plen, np, "sys");
     in.t = (uint8_t)t;
     in.rnd = (uint8_t)rnd;
     in.space = (uint8_t)space;
@@ -401,8 +407,20 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
     if (f16x2 && !(M("add") || M("sub") || M("mul") || M("fma") || M("neg") || M("abs") || M("min") || M("max")))
         return unsupported(c, &in, opi);   /* cvt.f16x2, setp.f16x2...: not yet */
 
-    if (M("membar") || M("fence") || M("prefetch") || M("prefetchu") || M("nanosleep") || M("pmevent") || M("discard")) {
+    if (M("membar") || M("fence")) {
+        /* __threadfence() and stronger order memory for other blocks; a block-scope fence or a proxy
+         * fence changes nothing a sequential emulator can see */
+        in.op = (wide_scope || has_part(parts, plen, np, "gl")) && !has_part(parts, plen, np, "proxy") ? EMU_OP_FENCE : EMU_OP_NOP;
+        return emit(f, &in);
+    }
+    if (M("prefetch") || M("prefetchu") || M("nanosleep") || M("pmevent") || M("discard")) {
         in.op = EMU_OP_NOP; return emit(f, &in);
+    }
+    if (M("ld") || M("st") || M("atom") || M("red")) {
+        if (has_part(parts, plen, np, "acquire") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_ACQUIRE;
+        if (has_part(parts, plen, np, "release") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_RELEASE;
+        if (wide_scope && (in.flags & (EMU_F_ACQUIRE | EMU_F_RELEASE) || has_part(parts, plen, np, "relaxed")))
+            in.flags |= EMU_F_VOLATILE;
     }
     if (M("bra")) {
         NEED(1);

@@ -208,9 +208,10 @@ int emu_ptx_lookup(emu_parser *p, const char *name, int len, emu_sym *out)
         if (word_is(name, len, m->gvars[i].name)) {
             emu_gvar *g = &m->gvars[i];
             out->size = (uint32_t)g->size;
-            if (g->space == EMU_SP_SHARED) { out->kind = g->mem ? EMU_SYM_SHARED_MOD : EMU_SYM_DYNSHARED; out->value = (uint64_t)(uintptr_t)0; }
-            else { out->kind = EMU_SYM_GLOBAL; out->value = (uint64_t)(uintptr_t)g->mem; }
-            if (g->space == EMU_SP_SHARED && g->mem) out->value = (uint64_t)(uintptr_t)g->mem - 1; /* offset+1 stored */
+            if (g->space == EMU_SP_SHARED) {
+                out->kind = EMU_SYM_SHARED;
+                out->value = g->mem ? (uint64_t)(uintptr_t)g->mem : EMU_SHARED_TAG_ADDR(EMU_SHARED_DYN_TAG);
+            } else { out->kind = EMU_SYM_GLOBAL; out->value = (uint64_t)(uintptr_t)g->mem; }
             return 1;
         }
     for (int i = 0; i < m->nfuncs; i++)
@@ -357,10 +358,18 @@ static char *dupn(const char *s, int n)
 
 static uint32_t align_up(uint32_t x, uint32_t a) { return a ? (x + a - 1) / a * a : x; }
 
-static void add_svar(emu_svar **arr, int *n, int *cap, const decl *d, uint32_t off)
+/* Records a .shared variable and returns its address (see emu_svar), or 0 after a parse error. */
+static uint32_t add_svar(emu_parser *p, emu_svar **arr, int *n, int *cap, const decl *d, uint32_t off)
 {
+    emu_module *m = p->m;
+    if (m->shared_tags >= EMU_SHARED_TAG_MAX) {
+        emu_ptx_fail(p, "more than %u .shared variables in one module", EMU_SHARED_TAG_MAX - 1);
+        return 0;
+    }
+    uint32_t tag = ++m->shared_tags;
     GROW(*arr, *n, *cap);
-    (*arr)[(*n)++] = (emu_svar){ dupn(d->name, d->namelen), off, (uint32_t)d->size };
+    (*arr)[(*n)++] = (emu_svar){ dupn(d->name, d->namelen), off, (uint32_t)d->size, tag };
+    return EMU_SHARED_TAG_ADDR(tag);
 }
 
 /* Module-scope variable: .global/.const get host storage (registered as device memory); .shared gets
@@ -380,8 +389,9 @@ static int module_var(emu_parser *p, int i)
         if (!(d.ext && d.unsized)) {
             uint32_t off = align_up(m->mod_shared, (uint32_t)d.align);
             m->mod_shared = off + (uint32_t)d.size;
-            g->mem = (void *)(uintptr_t)(off + 1);   /* offset+1: nonzero marks a static shared variable */
-            add_svar(&m->svars, &m->nsvars, &m->capsvars, &d, off);
+            /* its address: nonzero, which marks a static shared variable */
+            g->mem = (void *)(uintptr_t)add_svar(p, &m->svars, &m->nsvars, &m->capsvars, &d, off);
+            if (!g->mem) { free(g->name); return 0; }
         } else if (!m->dyn_name)
             m->dyn_name = dupn(d.name, d.namelen);
     } else if (d.space == EMU_SP_GLOBAL || d.space == EMU_SP_CONST) {
@@ -511,14 +521,14 @@ static int body_decl(emu_parser *p)
             uint32_t off = align_up(f->own_shared, (uint32_t)d.align);
             f->own_shared = off + (uint32_t)d.size;
             if ((uint32_t)d.align > f->own_shared_align) f->own_shared_align = (uint32_t)d.align;
-            sym.kind = EMU_SYM_SHARED_OWN; sym.value = off;
-            add_svar(&f->svars, &f->nsvars, &f->capsvars, &d, off);
+            sym.value = add_svar(p, &f->svars, &f->nsvars, &f->capsvars, &d, off);
         } else {
             uint32_t off = align_up(p->m->mod_shared, (uint32_t)d.align);
             p->m->mod_shared = off + (uint32_t)d.size;
-            sym.kind = EMU_SYM_SHARED_MOD; sym.value = off;
-            add_svar(&p->m->svars, &p->m->nsvars, &p->m->capsvars, &d, off);
+            sym.value = add_svar(p, &p->m->svars, &p->m->nsvars, &p->m->capsvars, &d, off);
         }
+        if (!sym.value) return 0;
+        sym.kind = EMU_SYM_SHARED;
     } else if (d.space == EMU_SP_GLOBAL || d.space == EMU_SP_CONST) {
         /* a function-scope static: module storage under a private name */
         emu_module *m = p->m;
@@ -675,6 +685,7 @@ emu_module *emu_module_load(const char *ptx, size_t len, char *err, size_t errle
     p->err = err; p->errlen = errlen;
     emu_module *m = calloc(1, sizeof *m);
     if (!m) abort();
+    m->shared_tags = EMU_SHARED_DYN_TAG;   /* the first variable's tag is the next one */
     p->m = m;
     /* location 0: unknown */
     GROW(m->locs, m->nlocs, m->caplocs);

@@ -5,8 +5,7 @@
 #include "emu_ptx.h"
 
 /* What a name means inside a function. */
-enum { EMU_SYM_REG, EMU_SYM_PRED, EMU_SYM_KPARAM, EMU_SYM_FRAME, EMU_SYM_SHARED_OWN, EMU_SYM_SHARED_MOD,
-       EMU_SYM_DYNSHARED, EMU_SYM_GLOBAL, EMU_SYM_FUNC };
+enum { EMU_SYM_REG, EMU_SYM_PRED, EMU_SYM_KPARAM, EMU_SYM_FRAME, EMU_SYM_SHARED, EMU_SYM_GLOBAL, EMU_SYM_FUNC };
 typedef struct emu_sym { int kind; uint64_t value; uint32_t size; } emu_sym;
 
 /* Find a name in the current scopes, then the module; 0 if unknown. */

@@ -25,3 +25,8 @@ int backend_take_activity(emu_activity *out)
     emu_activity_take(out);
     return 1;
 }
+
+void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
+{
+    return emu_device_repeated(chunk, chunk_bytes, total_bytes);
+}

@@ -28,3 +28,9 @@ int backend_take_activity(emu_activity *out)
     if (out) memset(out, 0, sizeof *out);
     return 0;
 }
+
+void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
+{
+    (void)chunk; (void)chunk_bytes; (void)total_bytes;
+    return NULL;
+}

@@ -104,7 +104,7 @@ enum harness_needs {
     NEEDS_NOTHING = 0,
     NEEDS_DEVICE = 1,    /* a GPU or the emulator */
     NEEDS_EMULATOR = 2,  /* its metrics or diagnostics: on a GPU, the emulator's run grades it */
-    NEEDS_GPU = 3,       /* more than the emulator can do (8 GiB inputs): not run on the emulator */
+    NEEDS_GPU = 3,       /* more than the emulator can do: not run on the emulator */
 };
 
 /* One test: a sentence that names the behaviour ("sizes: n not a multiple of the block"), its function,
@@ -154,6 +154,18 @@ void harness_write_xml(const char *path, const char *suite, const harness_result
 void harness_capture_output(void);
 /* The exercise's tests, so that the capture can name the test (harness_run calls it). */
 void harness_capture_names(const harness_test *tests);
+
+/* An input of total_bytes that holds chunk (chunk_bytes, a multiple of 4096) over and over, for inputs too
+ * large to copy in one piece: on the emulator the chunk's pages mapped again and again, copy on write
+ * (8 GiB cost the memory of one chunk), on a GPU cudaMalloc and one copy per chunk. NULL, with the reason
+ * in why ("because ..."), when the device has no room for it. Freed with cudaFree. */
+void *dev_input_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes, char *why, size_t len);
+/* The backend's way to do that, or NULL (then dev_input_repeated copies). */
+void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes);
+
+/* On the emulator, lets each launch of this test run 16 warp instructions per element of an input of n
+ * (the budget harness_run gives the large input), so that a kernel that never ends still stops. */
+void harness_budget_for(size_t n);
 
 /* The backend the tests run on: "GPU (NVIDIA H100 80GB HBM3)" or "emulator on CPU"; NULL when neither. */
 const char *harness_backend(void);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # selftest.sh - `make test`: the course verifies itself. Every reference solution must pass its hidden
-# suite, every skeleton must compile and fail it, every wrong kernel of the corpus (checker/corpus/) must be
-# caught with the diagnosis it names, every correct but unusual kernel (checker/unusual/) must pass, every
+# suite, every skeleton must compile and fail it, every wrong kernel of the corpus (checker/corpus/, each a
+# patch against a reference solution) must be caught with every diagnosis its header names (# expect:),
+# every correct but unusual kernel (checker/unusual/, patches too) must pass, every
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
 # the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
@@ -22,9 +23,20 @@ jobs=$(nproc 2>/dev/null || echo 2)
 backends=$BACKEND
 [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && backends="gpu emu"
 
-# ---- The list of verifications: label|exercise|source|expect|pattern|gpu-only -------------------------
+# ---- The list of verifications: label|exercise|source|expect|patterns|gpu-only -------------------------
+# patterns: the texts a wrong kernel's report must contain, separated by the unit separator (0x1f).
 items="$work/items"
 : >"$items"
+sep=$'\x1f'
+# The kernel of a corpus entry (checker/corpus, checker/unusual: a patch against a reference, see lib.sh),
+# written to work/KIND/exNN/NAME.cu; a patch that no longer applies leaves NAME.cu.error to report instead.
+entry_source() {
+    local entry=$1 kind=$2 nn=$3 src
+    src="$work/$kind/ex$nn/$(basename "$entry" .patch).cu"
+    mkdir -p "$(dirname "$src")"
+    corpus_apply "$entry" "$src" 2>"$src.error" || rm -f "$src"
+    echo "$src"
+}
 for nn in $(exercise_numbers); do
     file=$(exercise_file "$nn")
     sol=$(solution_file "$nn")
@@ -34,22 +46,25 @@ for nn in $(exercise_numbers); do
     mkdir -p "$(dirname "$skel")"
     git show "HEAD:$file" >"$skel" 2>/dev/null || cp "$file" "$skel"
     echo "skeleton $file|$nn|$skel|fail||" >>"$items"
-    for bad in checker/corpus/ex"$nn"/*.cu; do
+    # Entries with "# report-" lines are realistic mistakes, graded through grade.sh by mistakes.sh below;
+    # header keys other than expect and gpu-only are for such other checks.
+    for bad in checker/corpus/ex"$nn"/*.patch; do
         [ -e "$bad" ] || continue
-        pattern=$(sed -n 's:^// expect\: *::p' "$bad" | head -n 1)
-        gpu_only=$(grep -q '^// gpu-only' "$bad" && echo 1)
-        echo "wrong kernel $bad|$nn|$bad|fail|$pattern|$gpu_only" >>"$items"
+        [ -n "$(corpus_header "$bad" 'report-[a-z]*' | head -n 1)" ] && continue
+        patterns=$(corpus_header "$bad" expect | paste -sd "$sep" -)
+        gpu_only=$(corpus_header "$bad" gpu-only | wc -l | sed 's/^0$//; s/^[1-9].*/1/')
+        echo "wrong kernel $bad|$nn|$(entry_source "$bad" corpus "$nn")|fail|$patterns|$gpu_only" >>"$items"
     done
-    for good in checker/unusual/ex"$nn"/*.cu; do
+    for good in checker/unusual/ex"$nn"/*.patch; do
         [ -e "$good" ] || continue
-        echo "unusual kernel $good|$nn|$good|pass||" >>"$items"
+        echo "unusual kernel $good|$nn|$(entry_source "$good" unusual "$nn")|pass||" >>"$items"
     done
 done
 
 # ---- Verdicts -----------------------------------------------------------------------------------------
 # One backend's outcome of one item: sets outcome (pass, fail or skip) and, for a failure, why.
 judge() {
-    local out="$work/$1/item$2" expect=$3 pattern=$4 result p f s
+    local out="$work/$1/item$2" expect=$3 patterns=$4 result p f s
     why="" tests_skipped=0
     if [ "$(cat "$out.buildstatus")" != 0 ]; then
         why="does not build: $(grep -v '^$' "$out.build" | head -n 3 | tr '\n' ' ')"; outcome=fail; return
@@ -68,11 +83,15 @@ judge() {
         elif [ "$p" = 0 ] || [ "$s" != 0 ]; then outcome=skip; fi
     elif [ "$f" = 0 ]; then
         if [ "$s" != 0 ]; then outcome=skip; else why="no test failed on $1"; outcome=fail; fi
-    # The diagnosis must be in a failure's text, not on a passing test's line. The report wraps long
+    # Each diagnosis must be in a failure's text, not on a passing test's line. The report wraps long
     # lines, so both are compared with every run of spaces and line breaks made one space.
-    elif [ -n "$pattern" ] && ! grep -v '^  ✓' "$out.log" | tr -s ' \n' '  ' |
-            grep -qF -- "$(tr -s ' ' <<<"$pattern")"; then
-        why="failed on $1, but the report lacks '$pattern'"; outcome=fail
+    else
+        local report
+        report=$(grep -v '^  ✓' "$out.log" | tr -s ' \n' '  ')
+        while IFS= read -r -d "$sep" pattern; do
+            [ -z "$pattern" ] || grep -qF -- "$(tr -s ' ' <<<"$pattern")" <<<"$report" && continue
+            why="failed on $1, but the report lacks '$pattern'"; outcome=fail; return
+        done <<<"$patterns$sep"
     fi
 }
 
@@ -89,17 +108,21 @@ finished() {   # MARK TEXT
 run_item() {
     local index=$1 line backend outcomes="" whys="" skipped_here=0
     line=$(sed -n "${index}p" "$items")
-    IFS='|' read -r label nn src expect pattern gpu_only <<<"$line"
+    IFS='|' read -r label nn src expect patterns gpu_only <<<"$line"
     for backend in $backends; do
         local out="$work/$backend/item$index"
         mkdir -p "$out"
-        checker/scripts/build-suite.sh "$nn" "$src" "$out" "$backend" >"$out.build" 2>&1
-        echo $? >"$out.buildstatus"
+        if [ -f "$src" ]; then
+            checker/scripts/build-suite.sh "$nn" "$src" "$out" "$backend" >"$out.build" 2>&1
+            echo $? >"$out.buildstatus"
+        else
+            cp "$src.error" "$out.build"; echo 1 >"$out.buildstatus"   # a corpus patch that does not apply
+        fi
         : >"$out.log"
         if [ "$(cat "$out.buildstatus")" = 0 ]; then
             NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
         fi
-        judge "$backend" "$index" "$expect" "$pattern"
+        judge "$backend" "$index" "$expect" "$patterns"
         [ "$outcome" = fail ] && whys="$whys $why"
         outcomes="$outcomes $outcome"
         skipped_here=$((skipped_here + ${tests_skipped:-0}))
@@ -133,14 +156,16 @@ total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesso
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
 export -f run_item judge finished
-export items work total backends
+export items work total backends sep
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
 say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
 say "$backends), $bad_count bad inputs, $mistake_count realistic mistakes, and the harness's, the emulator's,"
 say "the benchmark's and the lessons' own checks."
 
-# The kernels that never return first: they run longest, and would otherwise finish last, alone.
-slow_first() { grep -n 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; grep -vn 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; }
+# The kernels that never return, and exercise 08's (its 8 GiB test), first: they run longest, and would
+# otherwise finish last, alone.
+slow='never_returns\|grid_barrier\|endless\||08|'
+slow_first() { grep -n "$slow" "$items" | cut -d: -f1; grep -vn "$slow" "$items" | cut -d: -f1; }
 slow_first | xargs -P "$jobs" -n 1 bash -c '. checker/scripts/lib.sh; run_item "$0"'
 
 passed=0 failed=0 skipped=0 skipped_tests=0

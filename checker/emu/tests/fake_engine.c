@@ -90,7 +90,7 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
                 return;
             }
             o[i] = 2 * in[i];
-            a->written[(uintptr_t)&o[i] - a->base] = 1;
+            emu_alloc_mark(a, (uintptr_t)&o[i] - a->base, sizeof(int));
         }
     } else if (strstr(k->name, "count")) {    /* (int *c): atomicAdd(c, 1) per thread */
         int *c = *(int **)args[0];

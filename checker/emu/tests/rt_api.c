@@ -67,11 +67,11 @@ static void test_lookup_finds_exactly_the_allocated_bytes(void)
     CHECK(emu_mem_lookup((uintptr_t)a + 100, 1) == NULL, "one past the end");
     CHECK(emu_mem_lookup((uintptr_t)a - 1, 1) == NULL, "one before the start");
     CHECK(emu_mem_lookup((uintptr_t)b, 1) != NULL && emu_mem_lookup((uintptr_t)b, 2) == NULL, "a 1-byte allocation");
-    CHECK(r->written[0] == 0 && r->written[99] == 0, "fresh memory is unwritten");
+    CHECK(!emu_alloc_written(r, 0, 1) && !emu_alloc_written(r, 99, 1), "fresh memory is unwritten");
     int var = 5;
     emu_mem_register(&var, sizeof var, "var", 1);
     emu_alloc *v = emu_mem_lookup((uintptr_t)&var, 4);
-    CHECK(v && v->written[3] == 1 && strcmp(v->what, "var") == 0, "a registered, initialised variable");
+    CHECK(v && emu_alloc_written(v, 0, 4) && strcmp(v->what, "var") == 0, "a registered, initialised variable");
     emu_mem_unregister(&var);
     CHECK(emu_mem_lookup((uintptr_t)&var, 4) == NULL, "unregistered");
     /* Many allocations: lookups stay right as the sorted array grows and shrinks. */
@@ -96,7 +96,7 @@ static void test_memcpy_checks_device_pointers_and_sizes(void)
     emu_findings_take(NULL, 0);
     CHECK(cudaMemcpy(d, h, 32 * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess, "H2D fits");
     emu_alloc *a = emu_mem_lookup((uintptr_t)d, 4);
-    CHECK(a && a->written[0] && a->written[127], "copied bytes are marked written");
+    CHECK(a && emu_alloc_written(a, 0, 128), "copied bytes are marked written");
     CHECK(cudaMemcpy(d, h, 64 * sizeof(int), cudaMemcpyHostToDevice) == cudaErrorInvalidValue, "H2D too big");
     expect_finding("run 128 bytes past the end of its 128-byte allocation", "overrun");
     CHECK(cudaMemcpy(d + 16, h, 17 * sizeof(int), cudaMemcpyHostToDevice) == cudaErrorInvalidValue, "offset overrun");
@@ -115,12 +115,20 @@ static void test_memcpy_checks_device_pointers_and_sizes(void)
     cudaMalloc((void **)&d2, 32 * sizeof(int));
     CHECK(cudaMemcpy(d2, d, 16 * sizeof(int), cudaMemcpyDeviceToDevice) == cudaSuccess, "D2D");
     emu_alloc *a2 = emu_mem_lookup((uintptr_t)d2, 4);
-    CHECK(a2->written[63] == 1 && a2->written[64] == 0, "D2D carries the written flags of what it copied");
+    CHECK(emu_alloc_written(a2, 0, 64) && !emu_alloc_written(a2, 64, 1), "D2D marks what it copied");
+    /* d2's bytes 0..64 are written and 64..128 not: copying them over d's start leaves d's bytes 64..128
+     * unwritten although d was whole, and the written state of every byte follows its source. */
+    CHECK(cudaMemcpy(d + 16, d2 + 8, 16 * sizeof(int), cudaMemcpyDeviceToDevice) == cudaSuccess, "D2D of a half-written range");
+    CHECK(emu_alloc_written(a, 0, 96) && !emu_alloc_written(a, 96, 1) && !emu_alloc_written(a, 127, 1),
+          "D2D carries never-written bytes along");
+    CHECK(emu_alloc_settle(a) == 96, "the written prefix ends at the first byte copied from unwritten memory");
+    CHECK(cudaMemcpy(d + 24, h, 8 * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess, "H2D over the gap");
+    CHECK(emu_alloc_settle(a) == 128, "writing the gap makes the allocation whole again");
     CHECK(cudaMemcpy(d2, d, 33 * sizeof(int), cudaMemcpyDefault) == cudaErrorInvalidValue, "Default still checks sizes");
     CHECK(cudaMemcpyAsync(back, d, 8, cudaMemcpyDeviceToHost, 0) == cudaSuccess, "async");
 
     CHECK(cudaMemset(d2, 0, 32 * sizeof(int)) == cudaSuccess, "memset");
-    CHECK(a2->written[127] == 1, "memset marks written");
+    CHECK(emu_alloc_written(a2, 0, 128), "memset marks written");
     CHECK(cudaMemset(d2 + 1, 0, 32 * sizeof(int)) == cudaErrorInvalidValue, "memset past the end");
     CHECK(cudaMemset(h, 0, 4) == cudaErrorInvalidValue, "memset of host memory");
     int *m;
