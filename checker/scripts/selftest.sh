@@ -151,7 +151,7 @@ run_item() {
 count=$(wc -l <"$items")
 bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
-lesson_checks=3   # the lessons' ladders, SASS boxes and candidates (below)
+lesson_checks=4   # the lessons' ladders, SASS boxes and candidates, and the corpus's form (below)
 total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
@@ -277,6 +277,14 @@ candidates_apply() {
     echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
 }
 lesson_check "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply
+# Corpus and unusual entries are patches (lib.sh); a file stored whole would never be run.
+corpus_all_patches() {
+    local whole
+    whole=$(find checker/corpus checker/unusual -type f ! -name '*.patch' | sort)
+    [ -z "$whole" ] || { echo "stored whole, so never run (make each a patch, see lib.sh): $whole" | tr '\n' ' '; return 1; }
+    echo "$(find checker/corpus checker/unusual -name '*.patch' | wc -l) entries, every one a patch"
+}
+lesson_check "the corpus's entries" "$work/corpus-form.log" corpus_all_patches
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
