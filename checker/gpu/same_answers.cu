@@ -373,6 +373,7 @@ int main(int argc, char **argv)
         {"solutions", run_solution_cases}, {"float", run_float_cases}, {"int", run_int_cases},
         {"warp", run_warp_cases}, {"warp_partial", run_warp_partial_cases},
         {"atomic", run_atomic_cases}, {"printf", run_printf_cases},
+        {"half", run_half_cases},
     };
     for (auto &g : groups) {
         if (only && *only && !strstr(only, g.group))
