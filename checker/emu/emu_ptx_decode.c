@@ -505,6 +505,11 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
                 in.imm = teq(c, o[1].s, "1");
                 return emit(f, &in);
             }
+            if (o[1].e == o[1].s + 2 && teq(c, o[1].s, "-") && teq(c, o[1].s + 1, "1")) {   /* -1: true */
+                in.op = EMU_OP_PRED_CONST;
+                in.imm = 1;
+                return emit(f, &in);
+            }
             if (!pred(c, o[1], &in.pc, NULL)) return 0;
             return emit(f, &in);
         }
