@@ -76,7 +76,7 @@ checker: deps
 
 # `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
 ACTION := $(firstword $(filter reset hint solution watch predict,$(MAKECMDGOALS)))
-EXERCISE_GOALS := ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11
+EXERCISE_GOALS := ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11 ex13 ex14 ex15
 
 ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
