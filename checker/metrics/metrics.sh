@@ -84,9 +84,9 @@ function cell(arr, m) {                   # one metric as shown, from one versio
     return group(arr[m])
 }
 function label(m) {
-    if (m == "warp_instructions") return "warp instructions"
-    if (m == "active_lanes") return "active lanes per instruction (of 32)"
-    if (m == "divergent_branches") return "divergent branches"
+    if (m == "warp_instructions") return "warp instructions (PTX)"
+    if (m == "active_lanes") return "active lanes per PTX instruction (of 32)"
+    if (m == "divergent_branches") return "divergent branches in PTX"
     if (m == "shared") return "shared-memory loads / stores"
     if (m == "bank_conflicts") return "shared-memory bank conflicts"
     if (m == "global_loads") return "global load requests / sectors"
@@ -214,9 +214,10 @@ table() {
     }'
     say ""
     say "lanes: active lanes per warp instruction (of 32); diverg.: divergent branches; barriers: __syncthreads()"
-    say "per block. Counted as Nsight Compute counts them, but instructions are PTX, not SASS: compare versions"
-    say "with each other. Each counter: lessons/reading-the-report.md, \"The counters\". Your exercises appear"
-    say "here once \`make exNN\` passes."
+    say "per block. Counted as Nsight Compute counts them, but in PTX, not in the GPU's machine code (SASS):"
+    say "nvcc turns short ifs into predicated instructions with no branch, so a GPU shows no divergent branches"
+    say "where PTX has them. Compare versions with each other. Each counter: lessons/reading-the-report.md,"
+    say "\"The counters\". Your exercises appear here once \`make exNN\` passes."
 }
 
 case "${1:-}" in

@@ -4,10 +4,15 @@
 # bench.sh --check BACKEND: builds the references alone for BACKEND (gpu or emu) and runs each version
 # once per size, checking its sums with no timing; `make test` does this, so that the float versions of
 # the references (checker/bench/as_float.sed) are known to be right before anyone times them.
+# bench.sh --build BACKEND: builds the references' objects and the program for BACKEND and stops there
+# (checker/scripts/device-lessons.sh links those objects with its own candidates).
 set -u
 . checker/scripts/lib.sh
 mode=time backend=gpu
-if [ "${1:-}" = --check ]; then mode=check backend=${2:-emu}; fi
+case "${1:-}" in
+--check) mode=check backend=${2:-emu} ;;
+--build) mode=build backend=${2:-gpu} ;;
+esac
 if [ $mode = time ] && [ -z "${HAVE_GPU:-}" ]; then
     say "make bench times kernels on an NVIDIA GPU, and this machine has none (nvidia-smi -L finds no GPU)."
     say "Without a GPU, \`make metrics\` shows every version's emulator counters side by side: instructions,"
@@ -72,6 +77,7 @@ if ! build >"$out/build.log" 2>&1; then
     say "The benchmark did not build:"; sed 's/^/    /' "$out/build.log" | head -n 20
     exit 1
 fi
+[ $mode = build ] && exit 0
 
 if [ $mode = check ]; then
     # Sizes 2^10 to 2^16: every version's partial passes and tails, at a pace the emulator keeps.

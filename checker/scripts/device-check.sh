@@ -2,8 +2,8 @@
 # device-check.sh STEP... - what the course verifies on a GPU machine, in as few calls as possible.
 # Steps: test (make test on the GPU and the emulator), report (make ex05 as a skeleton, as the solution and
 # with a missing __syncthreads()), bench (make bench), compare (GPU vs emulator answers), ncu (emulator
-# metrics vs Nsight Compute), sass (the SASS of exercise 01's atomics on ints and floats). Needs .deps/
-# from checker/scripts/device-deps.sh where Check is not installed.
+# metrics vs Nsight Compute), sass (the SASS of exercise 01's atomics on ints and floats, by
+# checker/scripts/sass.sh). Needs .deps/ from checker/scripts/device-deps.sh where Check is not installed.
 # Each step's whole log goes to $OUT/logs.tgz (the device tool brings $OUT back); its tail is printed.
 set -u
 out=${OUT:-build/device}
@@ -54,7 +54,7 @@ for s in "$@"; do
     bench) step bench 30 make --no-print-directory bench ;;
     compare) step gpu-compare 40 make --no-print-directory gpu-compare ;;
     ncu) step ncu-compare 60 make --no-print-directory ncu-compare ;;
-    sass) step atomics-sass 40 checker/gpu/atomics_sass.sh ;;
+    sass) step atomics-sass 40 bash -c 'checker/scripts/sass.sh atomic-int; checker/scripts/sass.sh atomic-float' ;;
     *) echo "device-check: unknown step $s" ;;
     esac
 done

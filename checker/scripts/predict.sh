@@ -20,9 +20,9 @@ record_of_exercise() {
 
 label() {
     case $1 in
-    warp_instructions) echo "warp instructions" ;;
-    active_lanes) echo "active lanes per instruction" ;;
-    divergent_branches) echo "divergent branches" ;;
+    warp_instructions) echo "warp instructions (PTX)" ;;
+    active_lanes) echo "active lanes per PTX instruction" ;;
+    divergent_branches) echo "divergent branches in PTX" ;;
     shared) echo "shared-memory loads and stores" ;;
     bank_conflicts) echo "shared-memory bank conflicts" ;;
     global_loads) echo "global load requests" ;;

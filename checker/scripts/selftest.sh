@@ -6,6 +6,8 @@
 # the learner's file unchanged, and the harness's and the emulator's own tests must pass. A table of caught
 # and missed per exercise follows the per-item lines. Last, `make bench`'s program is built from the
 # references (on ints, and on floats by checker/bench/as_float.sed) and each version's sums are checked.
+# Then the lessons' ladders and SASS boxes are compared with what their commands print now, and the
+# measurement candidates of checker/bench/candidates/ must still apply to the solutions.
 # On a GPU machine each verification runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
@@ -209,6 +211,33 @@ for backend in $backends; do
         failed=$((failed + 1)); verdict "${RED}✗${RESET}" "bench on $backend: $line (log: $log)"
     fi
 done
+
+# ---- The lessons' numbers and listings: each is what its command prints now ---------------------------------
+say ""
+say "The lessons' ladders, SASS boxes and measurement candidates, against what their commands print now:"
+lesson_check() {   # LABEL LOG COMMAND...: one verdict from the command's exit status and last line
+    local label=$1 log=$2
+    shift 2
+    if "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); verdict "${GREEN}✓${RESET}" "$label: $(tail -n 1 "$log")"
+    else
+        failed=$((failed + 1)); verdict "${RED}✗${RESET}" "$label: $(tail -n 1 "$log") (log: $log)"
+    fi
+}
+lesson_check "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check
+if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
+    lesson_check "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
+else
+    verdict "${DIM}-${RESET}" "SASS boxes ${DIM}(not compared: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
+fi
+candidates_apply() {
+    local patch
+    for patch in checker/bench/candidates/*.patch; do
+        corpus_apply "$patch" "$work/candidates/$(basename "$patch" .patch).cu" || return 1
+    done
+    echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
+}
+lesson_check "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply
 
 say ""
 if [ "$skipped" -gt 0 ]; then
