@@ -267,6 +267,38 @@ START_TEST(test_ex13_row_shapes)
 }
 END_TEST
 
+/* The rows are read once, in 16-byte loads: counted on the emulator, in 32-byte sectors and in load
+ * requests (a warp's 16-byte loads make one request per 512 bytes, 2-byte loads one per 64). A row of 1001
+ * values is not a whole number of vectors, and 64 of them start anywhere: each may add a few requests and
+ * sectors for its head and tail. */
+START_TEST(test_ex13_rows_read_once_in_vectors)
+{
+    const int rows = 64, cols = 1001;
+    size_t n = (size_t)rows * cols;
+    uint16_t *h = alloc_or_fail(n * sizeof *h);
+    harness_random_halves(HARNESS_F16, h, n, -2.0f, 2.0f, 96);
+    const row_input in = {HARNESS_F16, "fp16 values in [-2, 2)", -2.0f, 2.0f};
+    emu_metrics m;
+    backend_take_metrics(&m);   /* forget what came before */
+    expect_row_stats(&in, h, rows, cols, 0);
+    backend_take_metrics(&m);
+    uint64_t bytes = n * sizeof *h, sectors = bytes / 32, requests = bytes / 512;
+    if (m.global_load_requests > requests * 5 / 4 + 8 * (uint64_t)rows)
+        harness_fail("Are the rows read as 16-byte vectors (uint4, 8 values per load), from the first 16-byte "
+                     "boundary of each row?",
+                     "row_stats_f16(rows = %d, cols = %d) made %llu load requests; 16-byte loads need about %llu "
+                     "(one per 512 bytes of a warp), 2-byte loads %llu.", rows, cols,
+                     (unsigned long long)m.global_load_requests, (unsigned long long)requests,
+                     (unsigned long long)(bytes / 64));
+    if (m.global_load_sectors > sectors + 4 * (uint64_t)rows)
+        harness_fail("Does each thread read only its own elements of the row, each once: the head, its share of "
+                     "the vectors, the tail?",
+                     "row_stats_f16(rows = %d, cols = %d) read %llu sectors of 32 bytes, where the matrix holds "
+                     "%llu.", rows, cols, (unsigned long long)m.global_load_sectors, (unsigned long long)sectors);
+    free(h);
+}
+END_TEST
+
 /* ---- ALL and ANY ------------------------------------------------------------------------------------------ */
 
 typedef struct verdicts { int all_small, any_nonfinite; } verdicts;
@@ -404,6 +436,7 @@ int main(int argc, char **argv)
         {"concept: long bf16 rows, where a bf16 accumulator stops growing", test_ex13_bf16_accumulator_fails,
          NEEDS_DEVICE},
         {"sizes: 4099 rows of 3, and 2 rows of half the large size", test_ex13_row_shapes, NEEDS_DEVICE},
+        {"concept: each row is read once, in 16-byte loads", test_ex13_rows_read_once_in_vectors, NEEDS_EMULATOR},
         {"core: ALL and ANY per row, by warp votes", test_ex13_row_checks, NEEDS_DEVICE},
         {"core: ALL and ANY over a tensor, by block barriers and atomics", test_ex13_tensor_checks,
          NEEDS_DEVICE},
