@@ -48,7 +48,7 @@ $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/ob
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
 	@echo ""
-	@echo "  make exNN            build your exercise NN (01 to 11), run its hidden tests, show the report"
+	@echo "  make exNN            build your exercise NN (01 to 15), run its hidden tests, show the report"
 	@echo "  make check           grade every exercise and show your progress"
 	@echo "  make watch           grade the first exercise not done each time you save it (make watch exNN: that one)"
 	@echo "  make hint exNN       the next hint of exercise NN, a question, one at a time"
@@ -85,7 +85,7 @@ else
 $(EXERCISE_GOALS):
 	@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
 $(ACTION):
-	@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),echo "There is no exercise called $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)): the exercises are ex01 to ex11."; exit 2,)
+	@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),echo "There is no exercise called $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)): the exercises are ex01 to ex15."; exit 2,)
 	@$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,echo "Say which exercise, e.g. make $(ACTION) ex05."; exit 2))
 endif
 
