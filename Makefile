@@ -43,29 +43,44 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/co
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
-.PHONY: help deps checker reset hint solution watch predict editor $(EXERCISE_GOALS) check test bench metrics grade-file
+# The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
+EXERCISE_GOALS := $(sort $(foreach d,$(wildcard exercises/[0-9][0-9]-*/),ex$(firstword $(subst -, ,$(notdir $(d:/=))))))
+ACTIONS := reset hint solution watch predict
+# `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
+ACTION := $(firstword $(filter $(ACTIONS),$(MAKECMDGOALS)))
+
+# At a terminal, a grade that failed ends with its own report, not with make's "*** [...] Error 1" after
+# it: the status of the learner's commands is ignored there (and -s keeps make from saying so). In
+# scripts (stderr not a terminal) make exits 2 when they fail, as usual.
+LEARNER := $(if $(shell [ -t 2 ] && echo 1),-)
+ifneq ($(LEARNER),)
+MAKEFLAGS += -s
+endif
+
+.PHONY: help deps checker $(ACTIONS) editor $(EXERCISE_GOALS) check test bench metrics grade-file
 
 help:
 	@echo "The GPU reduction course. Start with: make ex01"
 	@echo ""
-	@echo "  make exNN            build your exercise NN (01 to 15), run its hidden tests, show the report"
+	@echo "  make exNN            build your exercise NN ($(firstword $(EXERCISE_GOALS)) to $(lastword $(EXERCISE_GOALS))), run its hidden tests, show the report"
 	@echo "  make check           grade every exercise and show your progress"
-	@echo "  make watch           grade the first exercise not done each time you save it (make watch exNN: that one)"
-	@echo "  make hint exNN       the next hint of exercise NN, a question, one at a time"
+	@echo "  make watch           grade the first exercise not done at each save (make watch exNN: that one)"
+	@echo "  make hint exNN       a hint for exercise NN's first failure, a question; again for the next one"
 	@echo "  make solution exNN   once NN passes: the reference solution, a diff against yours, what comes next"
 	@echo "  make predict exNN    before running NN: say which metric you expect to move; the report compares"
-	@echo "  make reset exNN      put exercise NN's starting file back (your version is kept in .state/backups/)"
-	@echo "  make editor          write compile_commands.json so that clangd (VS Code, Vim, Emacs) understands the .cu files"
+	@echo "  make reset exNN      put exercise NN's starting file back (yours is kept in .state/backups/)"
+	@echo "  make editor          write compile_commands.json, for clangd in VS Code, Vim or Emacs"
 	@echo "  make test            verify the course itself: every solution passes, every skeleton fails"
 	@echo "  make bench           on a GPU: time every version and yours beside CUB and a copy, ints and floats"
-	@echo "  make metrics         every version's counters on the emulator in one table, yours beside them (no GPU needed)"
+	@echo "  make metrics         every version's counters on the emulator, yours beside them (no GPU needed)"
 	@echo "  make gpu-compare     course developers, on a GPU: the emulator gives the same answers as the GPU"
 	@echo "  make ncu-compare     course developers, on a GPU: the emulator's metrics beside Nsight Compute's"
 	@echo "  make help            show this list"
 	@echo ""
 	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
 	@echo "make check FORMAT=tap (or xml) also writes one result file per exercise to $(BUILD)/results/;"
-	@echo "NO_COLOR=1 turns colours off. make exits 0 when all it was asked passed, else 2 (README: \"Exit status\")."
+	@echo "NO_COLOR=1 turns colours off. Inside an exercise's folder, make grades that exercise."
+	@echo "In scripts, make exits 0 when all it was asked passed, else 2 (README: \"Exit status\")."
 	@echo "This machine grades on: $(BACKEND)$(if $(filter emu,$(BACKEND)), (the emulator on CPU))."
 
 deps:
@@ -74,20 +89,23 @@ deps:
 checker: deps
 	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
 
-# `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
-ACTION := $(firstword $(filter reset hint solution watch predict,$(MAKECMDGOALS)))
-EXERCISE_GOALS := ex01 ex02 ex03 ex04 ex05 ex06 ex07 ex08 ex09 ex10 ex11 ex13 ex14 ex15
-
 ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
-	@checker/scripts/grade.sh $(patsubst ex%,%,$@)
+	$(LEARNER)@checker/scripts/grade.sh $(patsubst ex%,%,$@)
 else
 $(EXERCISE_GOALS):
-	@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
+	$(LEARNER)@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
 $(ACTION):
-	@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),echo "There is no exercise called $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)): the exercises are ex01 to ex15."; exit 2,)
-	@$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,echo "Say which exercise, e.g. make $(ACTION) ex05."; exit 2))
+	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
 endif
+# Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
+# the action's own line has said it). Any other unknown goal too. (A file that is not a goal and has no
+# rule is left to whatever needs it: a missing header makes its compiler say so; a missing dependency
+# file, build/emu/*.d, is simply not there yet.)
+ex%:
+	$(LEARNER)@$(if $(ACTION),:,checker/scripts/goal.sh unknown $@)
+.DEFAULT:
+	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER)@checker/scripts/goal.sh unknown $@,@:)
 
 # clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
 editor:
@@ -96,7 +114,7 @@ compile_commands.json:
 	@checker/scripts/editor.sh --quiet
 
 check: checker
-	@checker/scripts/check-all.sh
+	$(LEARNER)@checker/scripts/check-all.sh
 
 test: checker
 	@checker/scripts/selftest.sh

@@ -22,10 +22,21 @@ typedef struct emu_alloc {
     const char *what;        /* "cudaMalloc", or the name of a __device__ variable */
     int whole;               /* 1: every flag in written is known to be set (the engine sets it after a scan;
                               * only a copy of flags from another allocation, which may carry unset ones, clears it) */
+    /* A harness's guard zones (emu_mem_guard): when guard_name[0] is set, only [open_lo, open_hi) is the
+     * program's; a kernel's access to the rest is a finding. */
+    uintptr_t open_lo, open_hi;
+    size_t guard_elem;       /* element size, for the index in messages */
+    char guard_name[24];     /* "d_in", "d_out" */
 } emu_alloc;
 
 /* The allocation that holds all of [addr, addr+len), or NULL if no single allocation does. */
 emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
+
+/* Marks the allocation that holds [base, base + bytes) as a harness's guarded buffer: only that range is
+ * the program's array (called name, with elements of elem_size bytes); every load or store of a kernel that
+ * touches the rest of the allocation is reported with the index it used. Returns 0 when no allocation
+ * holds the range. */
+int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_size);
 
 /* Register memory the engine owns (a module's __device__ variables) so lookups find it. */
 void emu_mem_register(void *base, size_t size, const char *what, int initialised);
@@ -88,6 +99,18 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
 /* Record one diagnosis: a full sentence for a learner that names the kernel, block, thread and
  * file:line. The runtime prints it to stderr (once per distinct text) and keeps it for the harness. */
 void emu_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same for a finding of the engine that has a kind (a short noun: "race between warps") and a place in
+ * the learner's code ("exercises/02-interleaved/v1_interleaved.cu:26", or "" for none). Printed as
+ * "where: text"; kept for the harness as "[kind at where] text" (or "[kind] text"), one line, so that a
+ * report can say a finding in full once and name it in one line when a later test shows it again. */
+void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The kinds of the two findings about a harness's guards (emu_mem_guard): a harness that checks the
+ * result itself keeps them to explain a wrong result with their place. */
+#define EMU_KIND_GUARD_READ "read outside the input"
+#define EMU_KIND_GUARD_WRITE "write outside the output"
 
 /* The findings since the last call, joined by newlines into buf; returns how many there were. */
 int emu_findings_take(char *buf, size_t len);

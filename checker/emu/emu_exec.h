@@ -131,14 +131,21 @@ uint64_t emu_half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c);
 /* emu_printf.c */
 void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args);
 
-/* emu_diag.c: one message per kind of finding and launch, plus a count. */
+/* emu_diag.c: one message per kind of finding and launch, plus a count. Each kind has a short noun (its
+ * entry in emu_diag.c's table) that, with the file:line the message starts with, is how the harness tells
+ * one finding from another: a new kind is one enum value here and one noun there. */
 enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
        EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_BAR_DIVERGENT, EMU_FD_BAR_EXITED,
        EMU_FD_MEMBERS, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT,
-       EMU_FD_LAUNCH, EMU_FD_COUNT };
+       EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
+/* fmt's text starts with emu_where's "file:line: in kernel ..." (the place the finding is filed under). */
 void emu_diag_report(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emu_diag_end(const char *kernel);
+/* A kernel that spent its budget is remembered for the later tests of the same run (EMU_ENDLESS_FILE);
+ * emu_diag_endless_known reports it again and returns 1 when an earlier process recorded it. */
+void emu_diag_endless_record(const char *kernel);
+int emu_diag_endless_known(const char *kernel, const char *pretty);
 
 #endif

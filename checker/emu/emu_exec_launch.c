@@ -44,7 +44,7 @@ static void release_barrier(emu_ctx *x, int id)
         char where[800];
         emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), any->frames[any->nframes - 1].f->code[any->bar_pc].loc,
                   where, sizeof where);
-        emu_finding("%s: __syncthreads() is reached by %d of the %d threads of the block; the other %d had already "
+        emu_diag_report(EMU_FD_BAR_EXITED, "%s: __syncthreads() is reached by %d of the %d threads of the block; the other %d had already "
                     "returned. Every thread of a block must reach the same barriers: an early return before "
                     "__syncthreads() is undefined behaviour (it happens to work on current GPUs). Guard the work "
                     "with an if instead of returning.", where, threads - exited_threads, threads, exited_threads);
@@ -159,6 +159,8 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         return;
     }
     if (f->nparams && !args) { bad_launch(out, k, 1, "the kernel takes arguments but none were given"); return; }
+    /* A kernel that never finished in an earlier test of this run costs nothing the second time. */
+    if (emu_diag_endless_known(f->name, f->pretty)) { out->error = 702; return; }   /* cudaErrorLaunchTimeout */
 
     emu_ctx X;
     memset(&X, 0, sizeof X);
@@ -198,6 +200,7 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
                 out->metrics.blocks++;
             }
     emu_diag_end(f->pretty);
+    if (x->executed >= x->budget) emu_diag_endless_record(f->name);
     fflush(stdout);
     out->metrics.threads_per_block = nthreads;
     out->error = x->error;

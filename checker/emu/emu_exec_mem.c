@@ -92,6 +92,35 @@ static void uninit_global(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
                     where, n, (unsigned long long)(addr - a->base), a->size, a->what);
 }
 
+/* A harness's guard (emu_mem_guard): the access is inside the allocation, so a GPU runs on with whatever
+ * the guard holds, but outside the array the program was given. Not fatal: the result then shows what a
+ * GPU would give, and the harness explains it with this finding's place. */
+static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, int acc,
+                          const emu_alloc *a)
+{
+    int kind = acc == ACC_LOAD ? EMU_FD_GUARD_READ : EMU_FD_GUARD_WRITE;
+    if (!emu_diag_first(kind)) return;
+    char where[800];
+    emu_where(x, w, l, in->loc, where, sizeof where);
+    int64_t rel = (int64_t)(addr - a->open_lo), elem = (int64_t)a->guard_elem;
+    int64_t index = rel >= 0 ? rel / elem : -((-rel + elem - 1) / elem);
+    uint64_t count = (a->open_hi - a->open_lo) / a->guard_elem;
+    const char *verb = acc == ACC_LOAD ? "reads" : acc == ACC_STORE ? "writes" : "updates (atomically)";
+    if (index < 0)
+        emu_diag_report(kind, "%s: %s %s[%lld], before the start of %s (a negative index)%s", where, verb,
+                        a->guard_name, (long long)index, a->guard_name,
+                        acc == ACC_LOAD ? ": it reads whatever lies there." : ".");
+    else if (acc == ACC_LOAD)
+        emu_diag_report(kind, "%s: reads %s[%lld], but %s has %llu element%s, so the index is outside [0, %llu): "
+                        "a GPU reads whatever lies there and adds it in. Is the index checked against n?", where,
+                        a->guard_name, (long long)index, a->guard_name, (unsigned long long)count,
+                        count == 1 ? "" : "s", (unsigned long long)count);
+    else
+        emu_diag_report(kind, "%s: %s %s[%lld], but %s has %llu element%s: the write lands outside the array, "
+                        "and the slot it was meant for is left as it was.", where, verb, a->guard_name,
+                        (long long)index, a->guard_name, (unsigned long long)count, count == 1 ? "" : "s");
+}
+
 /* ---- Shared memory: never-written words and races -------------------------------------------- */
 
 static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
@@ -332,6 +361,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         x->last_alloc = a;
         x->last_full = a->whole;
     }
+    if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, acc, a);
     if (a->written) {
         unsigned char *wr = a->written + (addr - a->base);
         if (acc == ACC_STORE || acc == ACC_ATOMIC) {
@@ -444,6 +474,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             if (x->nfull < 8) x->full[x->nfull++] = al;
         }
     }
+    if (al->guard_name[0] && (lo < al->open_lo || hi + n > al->open_hi)) return 0;   /* a guard: said by resolve */
     if (!store) {
         /* A warp's next access by this load is usually one stride further: fetch it now, so that the
          * cache miss overlaps with the loop's other instructions instead of stalling the next load. */

@@ -53,11 +53,11 @@ static int emu_quiet(void)
     return q && *q && strcmp(q, "0") != 0;
 }
 
-/* Prints text unless it was printed before; keeps it for the next emu_findings_take. */
-static void emu_record(const char *text, uint64_t h)
+/* Prints shown unless text was printed before; keeps text for the next emu_findings_take. */
+static void emu_record(const char *text, const char *shown, uint64_t h)
 {
     if (!emu_seen_before(h) && !emu_quiet()) {
-        if (emu_printed < EMU_FINDINGS_PRINTED) fprintf(stderr, "emulator: %s\n", text);
+        if (emu_printed < EMU_FINDINGS_PRINTED) fprintf(stderr, "emulator: %s\n", shown);
         else if (emu_printed == EMU_FINDINGS_PRINTED) fprintf(stderr, emu_msg_too_many, EMU_FINDINGS_PRINTED);
         emu_printed++;
     }
@@ -81,7 +81,24 @@ void emu_finding(const char *fmt, ...)
     va_end(ap);
     uint64_t h = emu_hash(text);
     pthread_mutex_lock(&emu_findings_lock);
-    emu_record(text, h);
+    emu_record(text, text, h);
+    pthread_mutex_unlock(&emu_findings_lock);
+}
+
+void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ...)
+{
+    char body[EMU_FINDING_MAX_LEN], text[EMU_FINDING_MAX_LEN + 600], shown[EMU_FINDING_MAX_LEN + 600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    for (char *c = body; *c; c++) if (*c == '\n') *c = ' ';   /* one line each: the harness splits on lines */
+    int placed = where && *where;
+    snprintf(text, sizeof text, "[%s%s%s] %s", kind, placed ? " at " : "", placed ? where : "", body);
+    snprintf(shown, sizeof shown, "%s%s%s", placed ? where : "", placed ? ": " : "", body);
+    uint64_t h = emu_hash(text);
+    pthread_mutex_lock(&emu_findings_lock);
+    emu_record(text, shown, h);
     pthread_mutex_unlock(&emu_findings_lock);
 }
 

@@ -1,6 +1,7 @@
 /* emu_mem.c - the registry of device memory: allocations sorted by address, each with a per-byte
  * "written" shadow, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
 #define _DEFAULT_SOURCE  /* sysconf(_SC_PHYS_PAGES), madvise */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -75,6 +76,17 @@ emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len)
     emu_last_hit = emu_recs[i];
     emu_last_generation = emu_generation;
     return &emu_last_hit->a;
+}
+
+int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_size)
+{
+    emu_alloc *a = emu_mem_lookup((uintptr_t)base, bytes);
+    if (!a) return 0;
+    a->open_lo = (uintptr_t)base;
+    a->open_hi = (uintptr_t)base + bytes;
+    a->guard_elem = elem_size ? elem_size : 1;
+    snprintf(a->guard_name, sizeof a->guard_name, "%s", name && *name ? name : "the array");
+    return 1;
 }
 
 static int emu_insert(emu_rec *r)

@@ -9,6 +9,11 @@ int backend_take_findings(char *buf, size_t len)
 
 int backend_is_emulator(void) { return 1; }
 
+void backend_guard(const void *base, size_t bytes, const char *name, size_t elem_size)
+{
+    emu_mem_guard(base, bytes, name, elem_size);
+}
+
 int backend_take_metrics(emu_metrics *out)
 {
     emu_metrics_take(out);

@@ -10,6 +10,11 @@ int backend_take_findings(char *buf, size_t len)
 
 int backend_is_emulator(void) { return 0; }
 
+void backend_guard(const void *base, size_t bytes, const char *name, size_t elem_size)
+{
+    (void)base, (void)bytes, (void)name, (void)elem_size;
+}
+
 int backend_take_metrics(emu_metrics *out)
 {
     (void)out;

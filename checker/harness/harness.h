@@ -59,6 +59,8 @@ dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const v
 dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value);
 /* Copies the learner's part back to host memory. */
 void dev_fetch(const dev_buffer *b, void *h_out);
+/* Names the buffer in the emulator's findings ("d_a"); dev_input calls it "d_in", dev_output "d_out". */
+void dev_name(dev_buffer *b, const char *name);
 /* Fails the test if the input (or its guards) changed. */
 void dev_expect_unchanged(const dev_buffer *b, const char *what);
 /* Fails the test if anything outside the learner's part of an output changed. */
@@ -84,6 +86,13 @@ void harness_explain_int(int expected, int actual, char *buf, size_t len);
 #define harness_fail(hint, ...) harness_fail_at(__FILE__, __LINE__, (hint), __VA_ARGS__)
 void harness_fail_at(const char *file, int line, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));
+
+/* Fails the test when the emulator saw a kernel touch the guards around an array and no check has said
+ * so yet (the results were right anyway). Run after every test. */
+void harness_expect_no_pending_findings(void);
+/* 1 when a result off by guard values may be blamed on reads outside [0, n): on the emulator only after
+ * it saw one (its finding then says where), on a GPU whenever the numbers fit. */
+int harness_guard_read_seen(void);
 
 /* Sums of int ranges, in 64 bits so the reference itself cannot overflow. */
 int64_t harness_sum_ints(const int *h, size_t from, size_t to);
@@ -113,9 +122,33 @@ typedef struct harness_exercise {
     const harness_test *tests;   /* terminated by a zero entry */
 } harness_exercise;
 
-/* Runs the exercise's tests in fork mode with a timeout each and prints the learner's report.
+/* Runs the exercise's tests one at a time, each in its own process with a timeout, and prints each
+ * test's lines of the report as it finishes. Options: --tap FILE, --xml FILE (results for tools),
+ * --only TEXT (tests whose names contain it), --summary (a last line "RESULT passed=.. failed=..
+ * skipped=.."), --second-opinion (the emulator after a GPU run: only what the GPU could not show).
  * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when tests were skipped. */
 int harness_run(const harness_exercise *ex, int argc, char **argv);
+
+/* ---- The report, for the runner (harness_print.c, harness_results.c) -------------------------------- */
+
+enum harness_outcome { HARNESS_PASSED, HARNESS_FAILED, HARNESS_CRASHED, HARNESS_NOT_RUN };
+
+typedef struct harness_result {
+    const char *name;   /* the test's sentence */
+    int outcome;
+    char *message;      /* what failed (Check's message), or why a test did not run */
+    const char *file;   /* where the failing check is, for the XML */
+    int line;
+    double seconds;
+} harness_result;
+
+/* Starts a report: nothing shown yet. */
+void report_begin(int use_colour);
+/* Prints one test's lines: the ✓ or ✗ line and, for a failure, its message as the learner reads it. */
+void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
+                 const char *red, const char *reset);
+void harness_write_tap(const char *path, const harness_result *r, int count);
+void harness_write_xml(const char *path, const char *suite, const harness_result *r, int count, double seconds);
 
 /* Run in each test's process before the test: shows at most the first lines its kernels print. */
 void harness_capture_output(void);
@@ -128,6 +161,9 @@ const char *harness_backend(void);
 /* The backend's findings since the last call (the emulator's diagnostics; none on a GPU). */
 int backend_take_findings(char *buf, size_t len);
 int backend_is_emulator(void);
+/* Tells the backend that only [base, base + bytes) of base's allocation is the array called name: the
+ * emulator reports every access of a kernel to the rest (the guards). Nothing on a GPU. */
+void backend_guard(const void *base, size_t bytes, const char *name, size_t elem_size);
 
 /* The counters of the launches since the last call (see emu_metrics in checker/emu/emu.h). Returns 0
  * where the backend has none: a GPU. Tests that grade a concept by its numbers need the emulator. */

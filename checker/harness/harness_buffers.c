@@ -42,10 +42,16 @@ static dev_buffer make_buffer(size_t count, size_t elem_size, const void *fill, 
     return b;
 }
 
+void dev_name(dev_buffer *b, const char *name)
+{
+    backend_guard(dev_ptr(b), b->count * b->elem_size, name, b->elem_size);
+}
+
 dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const void *guard_value,
                      size_t offset_bytes)
 {
     dev_buffer b = make_buffer(count, elem_size, guard_value, offset_bytes);
+    dev_name(&b, "d_in");
     if (count) memcpy(b.h_image + b.guard_bytes + offset_bytes, h_data, count * elem_size);
     CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
     return b;
@@ -54,6 +60,7 @@ dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const v
 dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value)
 {
     dev_buffer b = make_buffer(count, elem_size, poison_value, 0);
+    dev_name(&b, "d_out");
     CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
     return b;
 }

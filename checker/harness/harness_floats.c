@@ -2,6 +2,7 @@
  * no computation produces, references in compensated double, and comparisons that read as sentences. */
 #include "harness.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,14 +49,25 @@ void harness_describe_float(float x, char *buf, size_t len)
 
 void harness_explain_float(double expected, float actual, float guard, char *buf, size_t len)
 {
+    /* The guard is blamed only when it can have been read: on the emulator, after it saw a read outside
+     * [0, n) (its finding then says where); on a GPU, when the numbers fit. */
+    int guard_seen = guard != 0.0f && harness_guard_read_seen();
     if (harness_is_poison_float(actual)) {
         snprintf(buf, len, "it still holds the poison NaN (payload 0xDEAD) that the checker put there: "
                  "nothing was written to it");
         return;
     }
-    if (guard != 0.0f && (actual == guard || actual == -guard)) {
+    if (guard_seen && (actual == guard || actual == -guard)) {
         snprintf(buf, len, "it is %g, the guard value the checker keeps just outside the input: an element "
                  "outside [0, n) was read", (double)actual);
+        return;
+    }
+    if (isinf(expected) && (actual == FLT_MAX || actual == -FLT_MAX)) {
+        const char *sign = actual < 0 ? "-" : "";
+        snprintf(buf, len, "it is %sFLT_MAX, the %s finite float, where %sinf belongs: an accumulator that "
+                 "starts at %sFLT_MAX keeps that value when no element replaces it (no element at all, or "
+                 "only infinities or NaNs), so its start, the identity, must be %sINFINITY", sign,
+                 actual < 0 ? "lowest" : "highest", expected < 0 ? "-" : "+", sign, expected < 0 ? "-" : "");
         return;
     }
     if (isinf(expected) && !isnan(actual) && actual != expected) {
@@ -69,15 +81,19 @@ void harness_explain_float(double expected, float actual, float guard, char *buf
         return;
     }
     if (isinf(actual) && !isinf(expected)) {
-        snprintf(buf, len, "it is %sinf, but the result is finite: a value far outside the input (such as the "
-                 "guard %g just past it) was read, or a sum overflowed", actual < 0 ? "-" : "+", (double)guard);
+        if (guard_seen)
+            snprintf(buf, len, "it is %sinf, but the result is finite: the guard %g just outside the input was "
+                     "read", actual < 0 ? "-" : "+", (double)guard);
+        else
+            snprintf(buf, len, "it is %sinf, but the result is finite: a sum overflowed, or an infinity came "
+                     "from something other than the input", actual < 0 ? "-" : "+");
         return;
     }
     if (isnan(expected) && !isnan(actual)) {
         snprintf(buf, len, "it is %g, but a NaN in the input should have made it NaN", (double)actual);
         return;
     }
-    if (guard != 0.0f && fabs((double)actual - expected) >= 0.5 * fabs((double)guard))
+    if (guard_seen && fabs((double)actual - expected) >= 0.5 * fabs((double)guard))
         snprintf(buf, len, "it is off by about %.3g: the guard value %g that surrounds the input was read",
                  (double)actual - expected, (double)guard);
     else

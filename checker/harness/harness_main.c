@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char backend_label[300];
@@ -75,72 +76,6 @@ static const char *paint(const char *code) { return use_colour ? code : ""; }
 #define DIM paint("\033[2m")
 #define RESET paint("\033[0m")
 
-/* Check's own words for a crash or a timeout, turned into sentences about the learner's code. */
-static void print_error_message(const char *msg, double timeout)
-{
-    int sig = 0;
-    if (strstr(msg, "timeout expired")) {
-        printf("      The test did not finish within %.0f seconds: look for a loop whose condition never\n"
-               "      changes, or a __syncthreads() that not every thread of the block reaches.\n", timeout);
-    } else if (sscanf(msg, "Received signal %d", &sig) == 1) {
-        printf("      The test program crashed (%s) while running your code.\n"
-               "      Host code that dereferences a device pointer, or writes past a host array, does this.\n",
-               strchr(msg, '(') ? strchr(msg, '(') : msg);
-    } else if (strstr(msg, "Early exit")) {
-        printf("      The test program exited in the middle of the test (%s).\n"
-               "      Does your code call exit(), or abort on an error?\n", msg);
-    } else {
-        printf("      %s\n", msg);
-    }
-}
-
-/* Prints one line of a message, indented, broken at spaces so that it fits in 100 columns. A label
- * ("Hint:") starts the first line, in bold; the lines after it are indented past it. */
-static void print_wrapped(const char *label, const char *text, int len)
-{
-    int indent = label ? (int)strlen(label) + 1 : 0, width = 92 - indent;
-    int first = 1;
-    while (len > 0) {
-        int cut = len;
-        if (len > width) {
-            cut = width;
-            while (cut > 20 && text[cut] != ' ') cut--;
-            if (text[cut] != ' ') cut = width;
-        }
-        if (first && label) printf("      %s%s%s %.*s\n", BOLD, label, RESET, cut, text);
-        else printf("      %*s%.*s\n", indent, "", cut, text);
-        first = 0;
-        text += cut;
-        len -= cut;
-        while (len > 0 && *text == ' ') text++, len--;
-    }
-}
-
-/* 1 if this hint was printed earlier in the report (then it is not repeated word for word). */
-static int hint_seen_before(const char *hint, int len)
-{
-    static char *seen[64];
-    static int count;
-    for (int i = 0; i < count; i++)
-        if ((int)strlen(seen[i]) == len && strncmp(seen[i], hint, (size_t)len) == 0) return 1;
-    if (count < 64) seen[count++] = strndup(hint, (size_t)len);
-    return 0;
-}
-
-static void print_failure_message(const char *msg)
-{
-    const char *line = msg;
-    while (line && *line) {
-        const char *end = strchr(line, '\n');
-        int len = end ? (int)(end - line) : (int)strlen(line);
-        if (strncmp(line, "Hint: ", 6) == 0 && hint_seen_before(line + 6, len - 6))
-            print_wrapped("Hint:", "the same question as above.", 27);
-        else if (strncmp(line, "Hint: ", 6) == 0) print_wrapped("Hint:", line + 6, len - 6);
-        else print_wrapped(NULL, line, len);
-        line = end ? end + 1 : NULL;
-    }
-}
-
 /* ---- Running ---- */
 
 typedef struct options {
@@ -163,19 +98,82 @@ static options parse_options(int argc, char **argv)
     return o;
 }
 
-/* What the test of this name needs (tests are reported by their names). */
-static enum harness_needs needs_of(const harness_exercise *ex, const char *name)
+static double now_seconds(void)
 {
-    for (const harness_test *t = ex->tests; t->name; t++)
-        if (!strcmp(t->name, name)) return t->needs;
-    return NEEDS_DEVICE;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. */
+static harness_result run_one(const harness_test *t, const char *suite_name, double timeout)
+{
+    harness_result r = {.name = t->name};
+    Suite *suite = suite_create(suite_name);
+    TCase *tc = tcase_create(t->name);
+    tcase_set_timeout(tc, timeout);
+    /* In the test's process: its kernels' output is capped; afterwards, findings nobody explained fail it. */
+    tcase_add_checked_fixture(tc, harness_capture_output, harness_expect_no_pending_findings);
+    _tcase_add_test(tc, t->fn, 0, 0, 0, 1);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_FORK);
+    double start = now_seconds();
+    srunner_run_all(runner, CK_SILENT);
+    r.seconds = now_seconds() - start;
+    TestResult **results = srunner_results(runner);
+    if (srunner_ntests_run(runner) > 0) {
+        TestResult *tr = results[0];
+        r.outcome = tr_rtype(tr) == CK_PASS ? HARNESS_PASSED : tr_rtype(tr) == CK_FAILURE ? HARNESS_FAILED
+                                                                                          : HARNESS_CRASHED;
+        r.message = strdup(tr_msg(tr) ? tr_msg(tr) : "");
+        r.file = tr_lfile(tr);
+        r.line = tr_lno(tr);
+    } else {
+        r.outcome = HARNESS_CRASHED;
+        r.message = strdup("The test could not be started.");
+    }
+    /* Check's result owns the file name; keep a copy past srunner_free. */
+    r.file = r.file ? strdup(r.file) : NULL;
+    free(results);
+    srunner_free(runner);
+    return r;
+}
+
+/* Why a test does not run on this backend, or NULL when it does. */
+static const char *not_run_because(const harness_test *t, const char *backend)
+{
+    if (t->needs != NEEDS_NOTHING && !backend) return "skipped: no device";
+    if (t->needs == NEEDS_GPU && backend_is_emulator()) return "GPU only: more than the emulator holds";
+    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return "graded by the emulator, below";
+    return NULL;
+}
+
+/* A kernel that spends its instruction budget in one test is stopped at once in the later ones (the
+ * emulator reads this file, see emu_diag_endless_known): a kernel that never ends costs seconds, once. */
+static char endless_file[64];
+
+static void forget_endless_kernels(void)
+{
+    if (endless_file[0]) unlink(endless_file);
+}
+
+static void remember_endless_kernels(void)
+{
+    snprintf(endless_file, sizeof endless_file, "%s", "/tmp/harness-endless-XXXXXX");
+    int fd = mkstemp(endless_file);
+    if (fd < 0) { endless_file[0] = '\0'; return; }
+    close(fd);
+    setenv("EMU_ENDLESS_FILE", endless_file, 1);
+    atexit(forget_endless_kernels);
 }
 
 int harness_run(const harness_exercise *ex, int argc, char **argv)
 {
     options opt = parse_options(argc, argv);
     const char *no_colour = getenv("NO_COLOR");
-    use_colour = isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+    int tty = isatty(STDOUT_FILENO);
+    use_colour = tty && !(no_colour && *no_colour);
     uint64_t seed = harness_seed();
     const char *backend = harness_backend();
     double timeout = test_timeout();
@@ -189,85 +187,85 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     else
         printf("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
                "kernels are skipped; only the tests that need no device run.\n\n");
-
-    Suite *suite = suite_create(ex->number);
-    harness_capture_names(ex->tests);
-    int skipped = 0, planned = 0;
-    for (const harness_test *t = ex->tests; t->name; t++) {
-        if (opt.only && !strstr(t->name, opt.only)) continue;
-        if (t->needs != NEEDS_NOTHING && !backend) {
-            printf("  %s-%s %s %s(skipped: no device)%s\n", DIM, RESET, t->name, DIM, RESET);
-            skipped++;
-            continue;
-        }
-        if (t->needs == NEEDS_GPU && backend_is_emulator()) {
-            printf("  %s-%s %s %s(run on a GPU only: it needs more than the emulator can hold)%s\n", DIM, RESET,
-                   t->name, DIM, RESET);
-            continue;
-        }
-        if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) {
-            printf("  %s-%s %s %s(graded by the emulator's metrics: the emulator run below checks it)%s\n",
-                   DIM, RESET, t->name, DIM, RESET);
-            continue;
-        }
-        TCase *tc = tcase_create(t->name);
-        tcase_set_timeout(tc, timeout);
-        tcase_add_checked_fixture(tc, harness_capture_output, NULL); /* in the test's process */
-        _tcase_add_test(tc, t->fn, 0, 0, 0, 1);
-        suite_add_tcase(suite, tc);
-        planned++;
-    }
     fflush(stdout);
 
     /* The harness reports the emulator's findings in the failing test's message, not on stderr. */
     setenv("EMU_QUIET", "1", 0);
-    /* A kernel that never returns fails its test in seconds, not at the timeout: the emulator gives up
-     * after 16 warp instructions per element of the large input (the slowest reference, v1, needs 6). */
-    if (backend_is_emulator() && !getenv("EMU_BUDGET")) {
-        char budget[32];
-        size_t large = harness_large_n();
-        snprintf(budget, sizeof budget, "%zu", 16 * (large > ((size_t)1 << 20) ? large : (size_t)1 << 20));
-        setenv("EMU_BUDGET", budget, 0);
+    if (backend_is_emulator()) {
+        /* A kernel that never returns fails its test in seconds, not at the timeout: the emulator gives up
+         * after 16 warp instructions per element of the large input (the slowest reference, v1, needs 6). */
+        if (!getenv("EMU_BUDGET")) {
+            char budget[32];
+            size_t large = harness_large_n();
+            snprintf(budget, sizeof budget, "%zu", 16 * (large > ((size_t)1 << 20) ? large : (size_t)1 << 20));
+            setenv("EMU_BUDGET", budget, 0);
+        }
+        remember_endless_kernels();
     }
-    SRunner *runner = srunner_create(suite);
-    srunner_set_fork_status(runner, CK_FORK);
-    if (opt.tap) srunner_set_tap(runner, opt.tap);
-    if (opt.xml) srunner_set_xml(runner, opt.xml);
-    srunner_run_all(runner, CK_SILENT);
-    fflush(stdout);
+    harness_capture_names(ex->tests);
+    report_begin(use_colour);
 
-    int ran = srunner_ntests_run(runner), failed = srunner_ntests_failed(runner);
-    int agreed = 0, all_unwritten = 1;
-    TestResult **results = srunner_results(runner);
-    for (int i = 0; i < ran; i++) {
-        TestResult *r = results[i];
-        if (tr_rtype(r) == CK_PASS) {
-            if (opt.second_opinion && needs_of(ex, tr_tcname(r)) != NEEDS_EMULATOR) agreed++;
-            else printf("  %s✓%s %s\n", GREEN, RESET, tr_tcname(r));
+    int count = 0;
+    for (const harness_test *t = ex->tests; t->name; t++) count++;
+    harness_result *results = calloc((size_t)count + 1, sizeof *results);
+    if (!results) return 2;
+    int ran = 0, failed = 0, skipped = 0, agreed = 0, all_unwritten = 1, listed = 0, timed_out = 0;
+    double start = now_seconds();
+    for (const harness_test *t = ex->tests; t->name; t++) {
+        if (opt.only && !strstr(t->name, opt.only)) continue;
+        harness_result *r = &results[listed++];
+        const char *why = not_run_because(t, backend);
+        if (why) {
+            *r = (harness_result){.name = t->name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
+            skipped += t->needs != NEEDS_NOTHING && !backend;
+            printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, t->name, DIM, why, RESET);
+            fflush(stdout);
             continue;
         }
-        if (!strstr(tr_msg(r), "poison")) all_unwritten = 0;
-        printf("  %s✗ %s%s\n", RED, tr_tcname(r), RESET);
-        if (tr_rtype(r) == CK_ERROR) print_error_message(tr_msg(r), timeout);
-        else print_failure_message(tr_msg(r));
+        /* After a test that never finished, the later ones that run kernels would wait as long: one line
+         * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
+        if (timed_out && t->needs != NEEDS_NOTHING) {
+            char why[200];
+            snprintf(why, sizeof why, "Not run: an earlier test did not finish within %.0f seconds, and this "
+                     "one would wait as long.", timeout);
+            *r = (harness_result){.name = t->name, .outcome = HARNESS_FAILED, .message = strdup(why)};
+            ran++, failed++, all_unwritten = 0;
+            report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
+            continue;
+        }
+        /* At a terminal, the test that is running is named until its line replaces it. */
+        if (tty) printf("  %s… %s%s\r", DIM, t->name, RESET), fflush(stdout);
+        *r = run_one(t, ex->number, timeout);
+        if (tty) printf("\033[K");
+        ran++;
+        timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
+        if (r->outcome == HARNESS_PASSED && opt.second_opinion && t->needs != NEEDS_EMULATOR) {
+            agreed++;
+            continue;
+        }
+        if (r->outcome != HARNESS_PASSED) {
+            failed++;
+            /* Untouched: every failure is an output never written, and the emulator saw nothing. */
+            if (!strstr(r->message, "poison") || strstr(r->message, "\n[")) all_unwritten = 0;
+        }
+        report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
+        fflush(stdout);
     }
-    free(results);
-    srunner_free(runner);
-
+    if (opt.tap) harness_write_tap(opt.tap, results, listed);
+    if (opt.xml) harness_write_xml(opt.xml, ex->number, results, listed, now_seconds() - start);
     int passed = ran - failed;
-    if (agreed == ran)
+    if (agreed == ran && ran)
         printf("  %s✓%s All %d tests pass here too.\n", GREEN, RESET, agreed);
     else if (agreed)
         printf("  %s✓%s The %d other test%s pass%s here too.\n", GREEN, RESET, agreed, agreed == 1 ? "" : "s",
                agreed == 1 ? "es" : "");
     printf("\n");
-    if (planned == 0)
+    if (ran == 0)
         printf("No test of exercise %s could run here.\n", ex->number);
     else if (failed == 0)
         printf("%sAll %d tests pass: exercise %s is done.%s\n", GREEN, passed, ex->number, RESET);
     else if (passed == 0 && all_unwritten)
-        printf("0 of %d tests pass: exercise %s is not done yet. Read %s and start at TODO 1.\n",
-               ran, ex->number, ex->lesson);
+        printf("0 of %d tests pass yet. The lesson is %s.\n", ran, ex->lesson);
     else
         printf("%d of %d tests pass. Fix the first %s✗%s above, then run `make ex%s` again.\n", passed, ran,
                RED, RESET, ex->number);
@@ -276,6 +274,11 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (opt.summary)
         printf("RESULT passed=%d failed=%d skipped=%d\n", passed, failed, skipped);
     fflush(stdout);
+    for (int i = 0; i < listed; i++) {
+        free(results[i].message);
+        free((char *)results[i].file);
+    }
+    free(results);
     if (failed) return 1;
     return skipped ? 2 : 0;
 }

@@ -10,15 +10,17 @@
 # what the report must contain:   // Bad input: ...   // exercise: NN   // expect: TEXT
 # Two cases need no file: an empty exercise file and a deleted one.
 #
-# Prints one line per case: "ok NAME: ..." or "FAIL NAME: why"; exit status 0 when every case is ok.
+# Prints one line per case as it ends: "ok NAME: ..." or "FAIL NAME: why"; exit status 0 when every case
+# is ok. `badinputs.sh --count` prints how many cases there are.
 # Run by `make test` (selftest.sh), which exports what the Makefile knows (BUILD, BACKEND, NVCC, ...).
 set -u
 . checker/scripts/lib.sh
 root=$(pwd)
+[ "${1:-}" = --count ] && count_only=1 || count_only=0
 work=${1:-$BUILD/$BACKEND/badinputs}
+[ $count_only = 1 ] && work=$BUILD/$BACKEND/badinputs
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-real_build=$(cd "$BUILD" && pwd)
 limit=${BADINPUT_LIMIT:-150}   # seconds a case may take (the per-test timeout is HARNESS_TIMEOUT)
 # On a GPU, grade.sh runs the GPU and then the emulator, and a kernel that never returns costs a GPU test
 # its whole timeout: shorter tests, a longer limit (the emulator's run still names the endless loop).
@@ -41,25 +43,17 @@ cases() {
     done
 }
 
+# --count: how many cases there are (make test announces the number before it runs them).
+if [ $count_only = 1 ]; then cases | wc -l; exit 0; fi
+
 # The exercise folder's files and their checksums: what must not change.
 fingerprint() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum; find . | sort); }
 
 run_case() {
     local name=$1 nn=$2 src=$3 expect=$4
     local dir="$work/$name" exdir file rel start end rc why=""
-    rm -rf "$dir"
-    mkdir -p "$dir/exercises" "$dir/build/emu"
-    # A scratch repository: the checker and the Makefile as they are, a copy of the exercise, and the
-    # checker's built objects (read only: the learner's build goes to the scratch build folder).
-    ln -s "$root/checker" "$dir/checker"
-    ln -s "$root/Makefile" "$dir/Makefile"
-    ln -s "$real_build/obj" "$dir/build/obj"
-    [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    rel=$(scratch_copy "$dir" "$nn" "$root")
     exdir=$(exercise_dir "$nn")
-    cp -R "$exdir" "$dir/exercises/"
-    # The skeleton's name, as committed (the learner's own copy may be the one deleted).
-    rel=$(git ls-files "$exdir" 2>/dev/null | grep '\.cu$' | head -n 1)
-    [ -n "$rel" ] || rel=$(exercise_file "$nn")
     file="$dir/$rel"
     case "$src" in
     EMPTY) : >"$file" ;;
@@ -95,9 +89,9 @@ run_case() {
     fi
 }
 
-export -f run_case fingerprint exercise_dir exercise_file
-export work root real_build limit max_lines
+export -f run_case fingerprint exercise_dir exercise_file scratch_copy
+export work root limit max_lines
+# Each case's line as it ends (make test shows them as they come).
 cases | tr '\n' '\0' | xargs -0 -P "${JOBS:-2}" -I{} bash -c 'IFS="|" read -r a b c d <<<"$1"; run_case "$a" "$b" "$c" "$d"' _ {} |
-    sort >"$work/results"
-cat "$work/results"
+    tee "$work/results"
 ! grep -q '^FAIL' "$work/results"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # device-check.sh STEP... - what the course verifies on a GPU machine, in as few calls as possible.
 # Steps: test (make test on the GPU and the emulator), report (make ex05 as a skeleton, as the solution and
-# with a missing __syncthreads()), bench (make bench), compare (GPU vs emulator answers), ncu (emulator
-# metrics vs Nsight Compute), sass (the SASS of exercise 01's atomics on ints and floats, by
-# checker/scripts/sass.sh), part3 (exercises 13 to 15: each reference graded on the GPU, gpu-compare's
-# 16-bit and approximate instructions, make bench's row-wise table beside PyTorch). Needs .deps/ from
+# with a missing __syncthreads(); make ex02 and ex01 with two of the corpus's realistic mistakes), bench
+# (make bench), compare (GPU vs emulator answers), ncu (emulator metrics vs Nsight Compute), sass (the SASS
+# of exercise 01's atomics on ints and floats, by checker/scripts/sass.sh), part3 (exercises 13 to 15: each
+# reference graded on the GPU, gpu-compare's 16-bit and approximate instructions, make bench's row-wise
+# table beside PyTorch). Needs .deps/ from
 # checker/scripts/device-deps.sh where Check is not installed.
 # Each step's whole log goes to $OUT/logs.tgz (the device tool brings $OUT back); its tail is printed.
 set -u
@@ -44,6 +45,15 @@ report() {
     sed '0,/__syncthreads();/s//\/\/ (the barrier after the load is missing)/' solutions/v4_unroll_last_warp.cu >"$file"
     echo "----- missing __syncthreads() after the load"; make --no-print-directory ex05
     git checkout -q -- "$file" 2>/dev/null || true
+    # Realistic mistakes as a learner meets them on a GPU: the GPU's report, then the emulator's.
+    . checker/scripts/lib.sh
+    local entry target
+    for entry in checker/corpus/ex02/forgot_sync_in_loop.patch checker/corpus/ex01/no_index_check.patch; do
+        target=$(exercise_file "$(basename "$(dirname "$entry")" | sed 's/^ex//')")
+        corpus_apply "$entry" "$target" || continue
+        echo "----- $entry"; make --no-print-directory "$(basename "$(dirname "$entry")")"
+        git checkout -q -- "$target" 2>/dev/null || true
+    done
 }
 
 # Part III on the GPU: each reference solution graded (the emulator-only tests are skipped there), the

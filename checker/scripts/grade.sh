@@ -16,6 +16,7 @@ fi
 run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
     shift
+    progress_note "Compiling $file with nvcc..."
     checker/scripts/build-suite.sh "$nn" "$file" "$out" "$backend" || {
         local status=$?
         say ""
@@ -23,27 +24,39 @@ run_on() {
         checker/scripts/progress.sh record "$nn" failing
         exit "$status"
     }
+    progress_done
+    # The compiler's warnings about the learner's file, above the tests (once, not per backend).
+    if [ "$backend" = "$BACKEND" ] && ! is_starting_file "$file"; then
+        local warnings
+        warnings=$(nvcc_warnings "$file" "$out/build.log")
+        [ -n "$warnings" ] && say "${BOLD}nvcc warns about your file:${RESET}" && say "$warnings" && say ""
+    fi
     mkdir -p "$STATE_DIR"
     timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap" "$@"
 }
 
 if [ "$BACKEND" = emu ]; then
-    say "${DIM}No GPU here${HAVE_GPU:+ (SIM=1)}: your kernels run on the course's emulator, which gives the answers"
-    say "a GPU would, but no timings.${RESET}"
+    say "${DIM}No GPU here${HAVE_GPU:+ (SIM=1)}: the course's emulator runs your kernels (a GPU's answers, no timings).${RESET}"
 fi
 run_on "$BACKEND"
 status=$?
 # On a GPU the emulator grades too: several classic bugs give the right sum on real hardware.
 if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
     say ""
-    say "${DIM}The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:${RESET}"
+    say "${DIM}The same tests on the course's emulator, which also finds races, out-of-bounds accesses and"
+    say "other bugs a GPU can hide:${RESET}"
     run_on emu --second-opinion || status=1
 fi
-# The emulator's counters for this kernel beside the reference's; nothing when the exercise has none or
-# the kernel does not run correctly (the report above says why).
-[ -n "${EMU_LIB:-}" ] && checker/metrics/metrics.sh block "$nn" "$file"
-say ""
+checker/scripts/hint.sh record "$nn" "$STATE_DIR/ex$nn.$BACKEND.tap"
 if [ $status -eq 0 ]; then
+    # The emulator's counters for this kernel beside the reference's (only for a kernel that runs right:
+    # one that does not would only repeat the report above, or never end).
+    if [ -n "${EMU_LIB:-}" ]; then
+        progress_note "Counting your kernel's instructions and memory accesses on the emulator..."
+        checker/metrics/metrics.sh block "$nn" "$file"
+        progress_done
+    fi
+    say ""
     checker/scripts/progress.sh record "$nn" done
     checker/scripts/predict.sh show "$nn"
     next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
@@ -57,11 +70,9 @@ if [ $status -eq 0 ]; then
 else
     checker/scripts/progress.sh record "$nn" failing
     if is_starting_file "$file"; then
-        say "This is still the starting file. Read $dir/lesson.md, then fill in the TODOs"
-        say "of $file, from TODO 1, and run \`make ex$nn\` again."
+        say "This is still the starting file: fill in its TODOs, from TODO 1, then run \`make ex$nn\` again."
     else
-        say "Edit $file and run \`make ex$nn\` again; the lesson is $dir/lesson.md."
+        say "Stuck? \`make hint ex$nn\` asks $(checker/scripts/hint.sh describe "$nn")."
     fi
-    say "Stuck? \`make hint ex$nn\` asks a question that points the way, one hint at a time."
 fi
 exit $status

@@ -1,10 +1,52 @@
 #!/usr/bin/env bash
 # hint.sh NN - shows the next hint of exercise NN, one at a time. The hints are the numbered (or bulleted)
-# items of the "## Hints" section of the exercise's lesson.md; how many the learner has seen is kept in
-# .state/hints/exNN. After the last one, every hint is shown again. Works before and after success.
-# Exit status: 0 a hint was shown, 2 no such exercise or no hints.
+# items of the "## Hints" section of the exercise's lesson.md. The first one shown is the one that
+# answers the symptom of the last grade's first failure (checker/suites/hints.txt maps symptoms to hint
+# numbers); each call then shows the next, wrapping around, and once every hint was shown, all of them.
+# Works before and after success.
+#   hint.sh record NN TAP   after a grade: remembers the hint for the first failure in TAP (grade.sh)
+#   hint.sh describe NN     "a question about this failure (hint 3 of 5)", for the report's last line
+# State: .state/hints/exNN ("START SHOWN": the hint the run of hints began at, how many were shown since)
+# and .state/hints/exNN.symptom (the hint for the last grade's first failure). Exit status: 0 a hint was
+# shown, 2 no such exercise or no hints.
 set -u
 . checker/scripts/lib.sh
+manifest=checker/suites/hints.txt
+mkdir -p "$STATE_DIR/hints"
+
+# The hint (a number) for a failure: the first line of the manifest for exercise NN whose text is in
+# the failed test's name or message (read on stdin); nothing when none is.
+symptom_hint() {
+    local nn=$1 failure
+    failure=$(cat)
+    [ -f "$manifest" ] || return 0
+    awk -F'|' -v nn="$nn" '
+        function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+        /^[ \t]*(#|$)/ { next }
+        trim($1) == nn { print trim($3) "|" trim($2) }' "$manifest" |
+    while IFS='|' read -r hint text; do
+        if [ -z "$text" ] || grep -qF -- "$text" <<<"$failure"; then echo "$hint"; break; fi
+    done
+}
+
+# The first failed test of a TAP file (this checker's: "not ok N - NAME" and a YAML message block).
+first_failure() {
+    awk '/^not ok / { if (found) exit; found = 1; print; next }
+         found && /^ok / { exit }
+         found { print }' "$1" 2>/dev/null
+}
+
+if [ "${1:-}" = record ]; then
+    nn=$2 tap=$3
+    failure=$(first_failure "$tap")
+    hint=""
+    [ -n "$failure" ] && hint=$(symptom_hint "$nn" <<<"$failure")
+    if [ -n "$hint" ]; then echo "$hint" >"$STATE_DIR/hints/ex$nn.symptom"; else rm -f "$STATE_DIR/hints/ex$nn.symptom"; fi
+    exit 0
+fi
+
+describe=0
+[ "${1:-}" = describe ] && { describe=1; shift; }
 nn=${1:-}
 require_exercise "$nn" hint
 dir=$(exercise_dir "$nn")
@@ -20,25 +62,39 @@ hints=$(awk '
     END { if (item != "") print item }
 ' "$lesson")
 count=$(printf '%s\n' "$hints" | grep -c .)
+
+# Where the run of hints stands: start (1-based) and shown; a new symptom starts a new run at its hint.
+state_file="$STATE_DIR/hints/ex$nn"
+start="" shown=""
+[ -f "$state_file" ] && read -r start shown _ <"$state_file"
+case ${shown:-x} in '' | *[!0-9]*) shown=${start:-0} start=1 ;; esac   # the older one-number state: seen
+case ${start:-x} in '' | *[!0-9]*) start=1 ;; esac
+symptom=$(cat "$STATE_DIR/hints/ex$nn.symptom" 2>/dev/null)
+case $symptom in '' | *[!0-9]*) symptom="" ;; esac
+if [ -n "$symptom" ] && [ "$symptom" -le "$count" ] && [ "$symptom" != "$start" ]; then start=$symptom shown=0; fi
+[ "$start" -ge 1 ] && [ "$start" -le "$count" ] || start=1
+
+if [ $describe = 1 ]; then
+    if [ "$count" = 0 ]; then echo "nothing: the lesson has no hints"
+    elif [ "$shown" -ge "$count" ]; then echo "all $count hints again"
+    elif [ -n "$symptom" ] && [ "$shown" = 0 ]; then echo "a question about this failure (hint $start of $count)"
+    else echo "a question that points the way (hint $(( (start - 1 + shown) % count + 1 )) of $count)"; fi
+    exit 0
+fi
 if [ "$count" = 0 ]; then
     say "The lesson $lesson has no \"## Hints\" section, so there is no hint to give."
     exit 2
 fi
 
-seen_file="$STATE_DIR/hints/ex$nn"
-mkdir -p "$STATE_DIR/hints"
-seen=$(cat "$seen_file" 2>/dev/null || echo 0)
-case $seen in '' | *[!0-9]*) seen=0 ;; esac
-
 # Prints hint K (1-based), wrapped to fit 100 columns, after a bold label.
 show() {
     local k=$1
-    printf '%s\n' "$hints" | sed -n "${k}p" | fold -s -w 92 | sed 's/ *$//' |
+    printf '%s\n' "$hints" | sed -n "${k}p" | fold -s -w 88 | sed 's/ *$//' |
         awk -v label="${BOLD}Hint $k of $count:${RESET}" -v pad="$(printf '%*s' $((${#k} + ${#count} + 11)) '')" \
             'NR == 1 { print label " " $0; next } { print pad $0 }'
 }
 
-if [ "$seen" -ge "$count" ]; then
+if [ "$shown" -ge "$count" ]; then
     say "You have seen all $count hints of exercise $nn ($(exercise_title "$nn")). Here they are again:"
     say ""
     for k in $(seq 1 "$count"); do show "$k"; done
@@ -47,14 +103,18 @@ if [ "$seen" -ge "$count" ]; then
     exit 0
 fi
 
-next=$((seen + 1))
-echo "$next" >"$seen_file"
+k=$(( (start - 1 + shown) % count + 1 ))
+shown=$((shown + 1))
+echo "$start $shown" >"$state_file"
 say "Exercise $nn: $(exercise_title "$nn")"
+[ "$shown" = 1 ] && [ -n "$symptom" ] && [ "$start" = "$k" ] &&
+    say "${DIM}The hint for the first failure of your last \`make ex$nn\`:${RESET}"
 say ""
-show "$next"
+show "$k"
 say ""
-if [ "$next" -lt "$count" ]; then
-    say "Try to answer it before you change the code. \`make hint ex$nn\` again gives hint $((next + 1)) of $count."
+if [ "$shown" -lt "$count" ]; then
+    say "Try to answer it before you change the code. \`make hint ex$nn\` again gives hint" \
+        "$(( (start - 1 + shown) % count + 1 )) of $count."
 else
-    say "That was the last hint of exercise $nn. \`make hint ex$nn\` again shows all $count of them."
+    say "That was the last hint of exercise $nn you had not seen. \`make hint ex$nn\` again shows all $count."
 fi

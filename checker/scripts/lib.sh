@@ -33,18 +33,54 @@ solution_file() {
     file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/$(basename "$file")"
 }
 
-# A one-line title: the first line of the lesson, without its '#'.
+# A one-line title: the lesson's first "# " heading (its first line links to the lesson's other edition),
+# without its '#' and without an "Exercise NN:" in front (the number is shown beside it), starting with a
+# capital unless it starts with a version name (v1).
 exercise_title() {
     local dir
     dir=$(exercise_dir "$1")
-    head -n 1 "$dir/lesson.md" 2>/dev/null | sed 's/^#* *//'
+    sed -n 's/^# \{1,\}//p' "$dir/lesson.md" 2>/dev/null | head -n 1 | sed -e 's/^Exercise [0-9]*: *//' \
+        -e '/^v[0-9]/!s/^\(.\)/\U\1/'
 }
 
-say() { printf '%s\n' "$*"; }
+# Prints its arguments as one line; a longer one than 100 columns is broken between words, its later
+# lines indented as the first one is.
+say() {
+    local line="$*" indent
+    if [ "${#line}" -le 100 ]; then printf '%s\n' "$line"; return; fi
+    indent=${line%%[! ]*}
+    printf '%s\n' "$line" | fold -s -w $((100 - ${#indent})) | sed -e 's/ *$//' -e "2,\$s/^/$indent/"
+}
 
-# True when the learner's file is still the starting file as committed (nothing to grade as progress).
+# At a terminal, names a step that may take a while ("Compiling ...") until the next line replaces it.
+progress_note() { [ -t 1 ] && printf '%s%s%s\r' "$DIM" "$*" "$RESET"; return 0; }
+progress_done() { [ -t 1 ] && printf '\033[K'; return 0; }
+
+# nvcc_warnings SOURCE LOG: nvcc's warnings about SOURCE in LOG, each once, as "SOURCE:LINE: text" with the
+# line of code under it. nvcc writes each twice (host and device passes) as "SOURCE(LINE): warning #N-D:
+# text", with its own, preprocessed, copy of the line; the learner's own line is the one to show.
+nvcc_warnings() {
+    local src=$1 log=$2 line text code
+    sed -n 's/^\(.*\)(\([0-9][0-9]*\)): warning #[0-9A-Z-]*: \(.*\)$/\1|\2|\3/p' "$log" |
+        awk -F'|' -v src="$src" '$1 == src && !seen[$2 "|" $3]++ { print $2 "|" $3 }' | head -n 8 |
+        while IFS='|' read -r line text; do
+            code=$(sed -n "${line}p" "$src" | sed 's/^[[:space:]]*//' | cut -c1-88)
+            say "  $src:$line: $text"
+            [ -n "$code" ] && say "      $code"
+        done
+}
+
+# True when the learner's file is still the starting file as the course shipped it: the version of the
+# repository it was cloned from (so that a learner who commits their work is not "not started"), else
+# this clone's HEAD.
 is_starting_file() {
-    git show "HEAD:$1" 2>/dev/null | cmp -s - "$1"
+    local rev
+    for rev in '@{upstream}' HEAD; do
+        git rev-parse -q --verify "$rev" >/dev/null 2>&1 || continue
+        git show "$rev:$1" 2>/dev/null | cmp -s - "$1"
+        return
+    done
+    return 1
 }
 
 # Exits with status 2 and a sentence unless NN names an exercise; ACTION is the make target that was used
@@ -79,6 +115,30 @@ localize_object() {
     done
     objcopy "${keep[@]}" "$obj" || return 1
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
+}
+
+# ---- Grading a file as a learner would, without touching the real exercise -------------------------------
+
+# scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
+# exercise NN as `make exNN` does: the checker, the Makefile and the lessons linked from ROOT (default: this
+# one), a copy of the exercise's folder, and the checker's built objects linked read-only (the learner's
+# build goes to DIR/build). Prints the exercise file's path inside DIR, as the course ships it.
+scratch_copy() {
+    local dir=$1 nn=$2 root=${3:-$(pwd)} exdir rel real_build
+    real_build=$(cd "$root/$BUILD" && pwd)
+    rm -rf "$dir"
+    mkdir -p "$dir/exercises" "$dir/build/emu"
+    ln -s "$root/checker" "$dir/checker"
+    ln -s "$root/Makefile" "$dir/Makefile"
+    ln -s "$root/lessons" "$dir/lessons"
+    ln -s "$real_build/obj" "$dir/build/obj"
+    [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    exdir=$(cd "$root" && exercise_dir "$nn")
+    cp -R "$root/$exdir" "$dir/exercises/"
+    # The skeleton's name as committed (the learner's own copy may be the one deleted).
+    rel=$(cd "$root" && git ls-files "$exdir" 2>/dev/null | grep '\.cu$' | head -n 1)
+    [ -n "$rel" ] || rel=$(cd "$root" && exercise_file "$nn")
+    echo "$rel"
 }
 
 # ---- Corpus entries: a bug stored as a patch against a reference solution --------------------------------

@@ -70,7 +70,8 @@ metrics=($show)
 case $mode in
 offer)
     [ -f "$saved" ] && exit 0
-    say "Before you run it: \`make predict ex$nn\` records what you expect to change since the previous version, $prev (two quick questions)."
+    say "Before you run it: \`make predict ex$nn\` records what you expect to change since $prev (two"
+    say "quick questions)."
     exit 0 ;;
 
 show)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# reset.sh NN - puts exercise NN's starting file back, after saving the learner's version as a backup.
+# reset.sh NN - puts exercise NN's starting file back, after saving the learner's version as a backup, and
+# forgets the exercise's progress, its last results and its hints, so that `make check`, `make metrics`
+# and .state/ all see a starting file.
 set -u
 . checker/scripts/lib.sh
 nn=$1
@@ -18,8 +20,15 @@ if [ ! -s "$STATE_DIR.reset.tmp" ]; then
     exit 1
 fi
 
+# What .state/ knows about the exercise goes with the learner's version (the backup keeps the file).
+forget_exercise() {
+    checker/scripts/progress.sh forget "$nn"
+    rm -f "$STATE_DIR/ex$nn".*.tap "$STATE_DIR/hints/ex$nn" "$STATE_DIR/hints/ex$nn.symptom"
+}
+
 if [ -f "$name" ] && cmp -s "$name" "$STATE_DIR.reset.tmp"; then
     rm -f "$STATE_DIR.reset.tmp"
+    forget_exercise
     say "$name is already the starting file: nothing to reset."
     exit 0
 fi
@@ -27,7 +36,11 @@ if [ -f "$name" ]; then
     backup="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)-$(basename "$name")"
     mkdir -p "$(dirname "$backup")"
     cp -p "$name" "$backup" || { say "Could not save a backup of $name, so nothing was changed."; exit 1; }
-    say "Your version is saved as $backup."
 fi
 mv "$STATE_DIR.reset.tmp" "$name"
+forget_exercise
 say "$name is back to its starting state. Read $dir/lesson.md and run \`make ex$nn\`."
+if [ -n "${backup:-}" ]; then
+    say "Your version is kept in $backup; to get it back:"
+    say "    cp $backup $name"
+fi

@@ -3,12 +3,15 @@
 # suite, every skeleton must compile and fail it, every wrong kernel of the corpus (checker/corpus/) must be
 # caught with the diagnosis it names, every correct but unusual kernel (checker/unusual/) must pass, every
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
-# the learner's file unchanged, and the harness's and the emulator's own tests must pass. A table of caught
-# and missed per exercise follows the per-item lines. Last, `make bench`'s program is built from the
-# references (on ints, and on floats by checker/bench/as_float.sed) and each version's sums are checked.
-# Then the lessons' ladders and SASS boxes are compared with what their commands print now, and the
-# measurement candidates of checker/bench/candidates/ must still apply to the solutions.
-# On a GPU machine each verification runs on the GPU and on the emulator: a solution must pass both, and a
+# the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
+# through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
+# emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
+# on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
+# and SASS boxes are compared with what their commands print now, and the measurement candidates of
+# checker/bench/candidates/ must still apply to the solutions.
+# Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
+# are the same verifications. A table of caught and missed per exercise follows.
+# On a GPU machine each kernel runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
 . checker/scripts/lib.sh
@@ -43,38 +46,11 @@ for nn in $(exercise_numbers); do
     done
 done
 
-# ---- Build and run each one on each backend (in parallel; each writes its own files) --------------------
-run_item() {
-    local index=$1 backend=$2 line
-    line=$(sed -n "${index}p" "$items")
-    IFS='|' read -r label nn src expect pattern gpu_only <<<"$line"
-    local out="$work/$backend/item$index"
-    mkdir -p "$out"
-    checker/scripts/build-suite.sh "$nn" "$src" "$out" "$backend" >"$out.build" 2>&1
-    echo $? >"$out.buildstatus"
-    : >"$out.log"
-    if [ "$(cat "$out.buildstatus")" = 0 ]; then
-        NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
-    fi
-}
-export -f run_item
-export items work
-count=$(wc -l <"$items")
-say "make test: $count verifications, each on: $backends ($jobs at a time)..."
-# The kernels that never return first: they run longest, and would otherwise finish last, alone.
-slow_first() { grep -n 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; grep -vn 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; }
-for backend in $backends; do
-    slow_first | sed "s/\$/ $backend/"
-done | xargs -P "$jobs" -L 1 bash -c '. checker/scripts/lib.sh; run_item "$0" "$1"'
-# The bad inputs go through the learner's own path, grade.sh, in scratch copies of the exercises.
-say "make test: the bad inputs, through grade.sh in scratch copies of the exercises..."
-JOBS=$jobs checker/scripts/badinputs.sh "$work/badinputs" >"$work/badinputs.log" 2>&1
-
 # ---- Verdicts -----------------------------------------------------------------------------------------
 # One backend's outcome of one item: sets outcome (pass, fail or skip) and, for a failure, why.
 judge() {
     local out="$work/$1/item$2" expect=$3 pattern=$4 result p f s
-    why=""
+    why="" tests_skipped=0
     if [ "$(cat "$out.buildstatus")" != 0 ]; then
         why="does not build: $(grep -v '^$' "$out.build" | head -n 3 | tr '\n' ' ')"; outcome=fail; return
     fi
@@ -85,7 +61,7 @@ judge() {
     p=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
     f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
     s=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
-    skipped_tests=$((skipped_tests + s))
+    tests_skipped=$s
     outcome=pass
     if [ "$expect" = pass ]; then
         if [ "$f" != 0 ]; then why="$f of $((p + f)) tests fail on $1"; outcome=fail
@@ -100,18 +76,33 @@ judge() {
     fi
 }
 
-passed=0 failed=0 skipped=0 skipped_tests=0
-verdict() { printf '  %s %s\n' "$1" "$2"; }
-# For the table: per exercise, wrong kernels caught / missed / skipped and unusual kernels accepted /
-# rejected (indexed by the exercise number as a decimal).
-declare -a caught missed wskip accepted rejected
-for index in $(seq 1 "$count"); do
-    IFS='|' read -r label nn src expect pattern gpu_only <<<"$(sed -n "${index}p" "$items")"
-    outcomes="" whys=""
+# Prints one verification's line as soon as it is known, numbered in the order they finish: "[ 37/143]".
+# Several run at once, so the count is taken under a lock; each line is one write.
+finished() {   # MARK TEXT
+    local k
+    k=$(flock "$work/count" bash -c 'k=$(( $(cat "$1") + 1 )); echo "$k" >"$1"; echo "$k"' _ "$work/count")
+    printf '  [%*d/%d] %s %s\n' "${#total}" "$k" "$total" "$1" "$2"
+}
+
+# Builds one item and runs it on each backend, then judges it and prints its line; its verdict goes to
+# $work/verdicts/INDEX as "ok|label|exercise|skipped tests" (ok: 1, 0 or skip) for the table at the end.
+run_item() {
+    local index=$1 line backend outcomes="" whys="" skipped_here=0
+    line=$(sed -n "${index}p" "$items")
+    IFS='|' read -r label nn src expect pattern gpu_only <<<"$line"
     for backend in $backends; do
+        local out="$work/$backend/item$index"
+        mkdir -p "$out"
+        checker/scripts/build-suite.sh "$nn" "$src" "$out" "$backend" >"$out.build" 2>&1
+        echo $? >"$out.buildstatus"
+        : >"$out.log"
+        if [ "$(cat "$out.buildstatus")" = 0 ]; then
+            NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
+        fi
         judge "$backend" "$index" "$expect" "$pattern"
         [ "$outcome" = fail ] && whys="$whys $why"
         outcomes="$outcomes $outcome"
+        skipped_here=$((skipped_here + ${tests_skipped:-0}))
     done
     case "$label" in
     wrong*) # caught by at least one backend
@@ -124,6 +115,41 @@ for index in $(seq 1 "$count"); do
         elif [[ " $outcomes " == *" skip "* ]]; then ok=skip
         else ok=1; fi ;;
     esac
+    echo "$ok|$label|$nn|$skipped_here" >"$work/verdicts/$index"
+    case $ok in
+    1) finished "${GREEN}✓${RESET}" "$label" ;;
+    skip) local reason="no device"; [ -n "$gpu_only" ] && reason="needs a GPU"
+          finished "${DIM}-${RESET}" "$label ${DIM}(skipped: $reason)${RESET}" ;;
+    *) finished "${RED}✗${RESET}" "$label:$whys (logs: $work/*/item$index.log)" ;;
+    esac
+}
+
+# ---- What runs: the items, the bad inputs, the realistic mistakes, and four groups of other checks -------
+count=$(wc -l <"$items")
+bad_count=$(checker/scripts/badinputs.sh --count)
+mistake_count=$(checker/scripts/mistakes.sh --count)
+lesson_checks=3   # the lessons' ladders, SASS boxes and candidates (below)
+total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
+echo 0 >"$work/count"
+mkdir -p "$work/verdicts"
+export -f run_item judge finished
+export items work total backends
+verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
+say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
+say "$backends), $bad_count bad inputs, $mistake_count realistic mistakes, and the harness's, the emulator's,"
+say "the benchmark's and the lessons' own checks."
+
+# The kernels that never return first: they run longest, and would otherwise finish last, alone.
+slow_first() { grep -n 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; grep -vn 'never_returns\|grid_barrier\|endless' "$items" | cut -d: -f1; }
+slow_first | xargs -P "$jobs" -n 1 bash -c '. checker/scripts/lib.sh; run_item "$0"'
+
+passed=0 failed=0 skipped=0 skipped_tests=0
+# For the table: per exercise, wrong kernels caught / missed / skipped and unusual kernels accepted /
+# rejected (indexed by the exercise number as a decimal).
+declare -a caught missed wskip accepted rejected
+for index in $(seq 1 "$count"); do
+    IFS='|' read -r ok label nn skipped_here <"$work/verdicts/$index" 2>/dev/null || { ok=0 label=? nn=00 skipped_here=0; }
+    skipped_tests=$((skipped_tests + ${skipped_here:-0}))
     e=$((10#$nn))
     case "$label:$ok" in
     wrong*:1) caught[e]=$(( ${caught[e]:-0} + 1 )) ;;
@@ -134,28 +160,98 @@ for index in $(seq 1 "$count"); do
     unusual*) rejected[e]=$(( ${rejected[e]:-0} + 1 )) ;;
     esac
     case $ok in
-    1) passed=$((passed + 1)); verdict "${GREEN}✓${RESET}" "$label" ;;
-    skip) skipped=$((skipped + 1))
-          reason="no device"; [ -n "$gpu_only" ] && reason="needs a GPU"
-          verdict "${DIM}-${RESET}" "$label ${DIM}(skipped: $reason)${RESET}" ;;
-    *) failed=$((failed + 1)); verdict "${RED}✗${RESET}" "$label:$whys (logs: $work/*/item$index.log)" ;;
+    1) passed=$((passed + 1)) ;;
+    skip) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
     esac
 done
 
-# ---- Bad inputs: one line each from badinputs.sh ----------------------------------------------------------
-bad_ok=0 bad_failed=0
-say ""
-say "Bad inputs, graded by grade.sh in scratch copies (log: $work/badinputs.log):"
-while IFS= read -r line; do
-    case "$line" in
-    "ok "*) bad_ok=$((bad_ok + 1)); verdict "${GREEN}✓${RESET}" "bad input ${line#ok }" ;;
-    "FAIL "*) bad_failed=$((bad_failed + 1)); verdict "${RED}✗${RESET}" "bad input ${line#FAIL }" ;;
-    esac
-done <"$work/badinputs/results"
-if [ $((bad_ok + bad_failed)) = 0 ]; then
-    bad_failed=1; verdict "${RED}✗${RESET}" "bad inputs: no result (log: $work/badinputs.log)"
+# ---- Bad inputs and realistic mistakes: through grade.sh in scratch copies, one line each as they end ----
+# Their scripts print "ok NAME: ..." or "FAIL NAME: why" (or, for a mistake whose report waits on work
+# not merged yet, "WAIT NAME: why"); this counts them into got_ok, got_fail and got_wait.
+stream_results() {   # KIND EXPECTED
+    local line kind=$1 expected=$2
+    got_ok=0 got_fail=0 got_wait=0
+    while IFS= read -r line; do
+        case "$line" in
+        "ok "*) got_ok=$((got_ok + 1)); finished "${GREEN}✓${RESET}" "$kind ${line#ok }" ;;
+        "FAIL "*) got_fail=$((got_fail + 1)); finished "${RED}✗${RESET}" "$kind ${line#FAIL }" ;;
+        "WAIT "*) got_wait=$((got_wait + 1)); finished "${DIM}-${RESET}" "$kind ${line#WAIT } ${DIM}(waiting)${RESET}" ;;
+        esac
+    done
+    local missing=$((expected - got_ok - got_fail - got_wait))
+    if [ "$missing" -gt 0 ]; then
+        got_fail=$((got_fail + missing))
+        for _ in $(seq 1 "$missing"); do finished "${RED}✗${RESET}" "$kind: no result (log: $work/$kind.log)"; done
+    fi
+}
+stream_results "bad input" "$bad_count" < <(JOBS=$jobs checker/scripts/badinputs.sh "$work/badinputs" 2>"$work/bad input.log")
+bad_ok=$got_ok bad_failed=$got_fail
+stream_results "mistake" "$mistake_count" < <(JOBS=$jobs checker/scripts/mistakes.sh "$work/mistakes" 2>"$work/mistake.log")
+mistakes_ok=$got_ok mistakes_failed=$got_fail mistakes_waiting=$got_wait
+passed=$((passed + bad_ok + mistakes_ok)) failed=$((failed + bad_failed + mistakes_failed))
+skipped=$((skipped + mistakes_waiting))
+
+# ---- The harness's and the emulator's own tests, and make bench's program: one verification each --------
+hp=""
+NO_COLOR=1 "$BUILD/harness-tests" --summary >"$work/harness-tests.log" 2>&1
+hp=$(sed -n 's/^RESULT passed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
+hf=$(sed -n 's/^RESULT .*failed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
+if [ -n "$hp" ] && [ "$hf" = 0 ]; then
+    passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "the harness's own tests: $hp passed"
+else
+    failed=$((failed + 1)); finished "${RED}✗${RESET}" "the harness's own tests: ${hf:-no result}${hf:+ failed} (log: $work/harness-tests.log)"
 fi
-passed=$((passed + bad_ok)); failed=$((failed + bad_failed))
+if [ -n "${EMU_LIB:-}" ]; then
+    emu_line=$(make --no-print-directory -s emu-test 2>&1 | tee "$work/emu-test.log" | tail -n 1)
+    ep=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$emu_line")
+    ef=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$emu_line")
+    if [ -n "$ep" ] && [ "${ef:-0}" = 0 ]; then
+        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "the emulator's own tests: $ep passed"
+    else
+        failed=$((failed + 1)); finished "${RED}✗${RESET}" "the emulator's own tests: ${emu_line:-no result} (log: $work/emu-test.log)"
+    fi
+else
+    skipped=$((skipped + 1)); finished "${DIM}-${RESET}" "the emulator's own tests ${DIM}(skipped: no emulator here)${RESET}"
+fi
+# Every reference, on ints and as floats (checker/bench/as_float.sed), run once per size, sums checked.
+for backend in $backends; do
+    log="$work/bench-check-$backend.log"
+    checker/scripts/bench.sh --check "$backend" >"$log" 2>&1
+    status=$?
+    line=$(tail -n 1 "$log")
+    if [ $status = 0 ]; then
+        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "make bench's program on $backend: every version's sums right"
+    else
+        failed=$((failed + 1)); finished "${RED}✗${RESET}" "make bench's program on $backend: $line (log: $log)"
+    fi
+done
+
+# ---- The lessons' numbers and listings: each is what its command prints now ---------------------------------
+lesson_check() {   # LABEL LOG COMMAND...: one verdict from the command's exit status and last line
+    local label=$1 log=$2
+    shift 2
+    if "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "$label: $(tail -n 1 "$log")"
+    else
+        failed=$((failed + 1)); finished "${RED}✗${RESET}" "$label: $(tail -n 1 "$log") (log: $log)"
+    fi
+}
+lesson_check "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check
+if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
+    lesson_check "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
+else
+    skipped=$((skipped + 1))
+    finished "${DIM}-${RESET}" "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
+fi
+candidates_apply() {
+    local patch
+    for patch in checker/bench/candidates/*.patch; do
+        corpus_apply "$patch" "$work/candidates/$(basename "$patch" .patch).cu" || return 1
+    done
+    echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
+}
+lesson_check "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
@@ -169,80 +265,18 @@ for nn in $(exercise_numbers); do
     printf '  %-8s %7d %7d %8d   %9d %9d\n' "ex$nn" "$c" "$m" "$k" "$a" "$r"
 done
 printf '  %-8s %7d %7d %8d   %9d %9d\n' total "$tc" "$tm" "$ts" "$ta" "$tr"
-say "  bad inputs: $bad_ok handled, $bad_failed not (each: a non-zero exit, one clear message, in time, the file unchanged)"
-
-# ---- The harness's and the emulator's own tests -------------------------------------------------------
-say ""
-say "The harness's own tests:"
-NO_COLOR=1 "$BUILD/harness-tests" --summary >"$work/harness-tests.log" 2>&1
-hp=$(sed -n 's/^RESULT passed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
-hf=$(sed -n 's/^RESULT .*failed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
-if [ -z "$hp" ]; then
-    failed=$((failed + 1)); verdict "${RED}✗${RESET}" "harness tests: no result (log: $work/harness-tests.log)"
-else
-    passed=$((passed + hp)); failed=$((failed + hf))
-    verdict "$([ "$hf" = 0 ] && echo "${GREEN}✓${RESET}" || echo "${RED}✗${RESET}")" "harness tests: $hp passed, $hf failed"
-fi
-if [ -n "${EMU_LIB:-}" ]; then
-    say ""
-    say "The emulator's own tests:"
-    emu_line=$(make --no-print-directory -s emu-test 2>&1 | tee "$work/emu-test.log" | tail -n 1)
-    ep=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$emu_line")
-    ef=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$emu_line")
-    if [ -z "$ep" ]; then
-        failed=$((failed + 1)); verdict "${RED}✗${RESET}" "emulator tests: no result (log: $work/emu-test.log)"
-    else
-        passed=$((passed + ep)); failed=$((failed + ${ef:-0}))
-        verdict "$([ "${ef:-0}" = 0 ] && echo "${GREEN}✓${RESET}" || echo "${RED}✗${RESET}")" "$emu_line"
-    fi
+say "  bad inputs: $bad_ok handled, $bad_failed not (a non-zero exit, one clear message, in time, the file unchanged)"
+say "  realistic mistakes: $mistakes_ok reported as they should be, $mistakes_failed not, $mistakes_waiting waiting"
+if [ "$mistakes_waiting" -gt 0 ]; then
+    while IFS= read -r line; do say "    waiting: $line"; done < <(checker/scripts/mistakes.sh --waiting)
 fi
 
-# ---- make bench's program, run once per version and size with its sums checked ---------------------------
-say ""
-say "The benchmark's versions (every reference, on ints and as floats), each run and checked:"
-for backend in $backends; do
-    log="$work/bench-check-$backend.log"
-    checker/scripts/bench.sh --check "$backend" >"$log" 2>&1
-    status=$?
-    line=$(tail -n 1 "$log")
-    if [ $status = 0 ]; then
-        passed=$((passed + 1)); verdict "${GREEN}✓${RESET}" "bench on $backend: every result right"
-    else
-        failed=$((failed + 1)); verdict "${RED}✗${RESET}" "bench on $backend: $line (log: $log)"
-    fi
-done
-
-# ---- The lessons' numbers and listings: each is what its command prints now ---------------------------------
-say ""
-say "The lessons' ladders, SASS boxes and measurement candidates, against what their commands print now:"
-lesson_check() {   # LABEL LOG COMMAND...: one verdict from the command's exit status and last line
-    local label=$1 log=$2
-    shift 2
-    if "$@" >"$log" 2>&1; then
-        passed=$((passed + 1)); verdict "${GREEN}✓${RESET}" "$label: $(tail -n 1 "$log")"
-    else
-        failed=$((failed + 1)); verdict "${RED}✗${RESET}" "$label: $(tail -n 1 "$log") (log: $log)"
-    fi
-}
-lesson_check "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check
-if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
-    lesson_check "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
-else
-    verdict "${DIM}-${RESET}" "SASS boxes ${DIM}(not compared: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
-fi
-candidates_apply() {
-    local patch
-    for patch in checker/bench/candidates/*.patch; do
-        corpus_apply "$patch" "$work/candidates/$(basename "$patch" .patch).cu" || return 1
-    done
-    echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
-}
-lesson_check "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply
 
 say ""
 if [ "$skipped" -gt 0 ]; then
-    say "$skipped verifications were skipped, not passed ($skipped_tests kernel tests did not run): they need a"
-    say "device this machine lacks (the lines marked - above say which)."
+    were=$([ "$skipped" = 1 ] && echo "was" || echo "were")
+    say "$(verification_s "$skipped") $were skipped or waiting, not passed: the lines marked - above say why."
+    [ "$skipped_tests" -gt 0 ] && say "($skipped_tests kernel tests did not run.)"
 fi
-say "make test: $passed passed, $failed failed, $skipped skipped"
+say "make test: $(verification_s "$total"): $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -23,16 +23,32 @@ if [ -z "$file" ] || [ ! -f "$file" ]; then
 elif cmp -s "$file" "$sol"; then
     say "Your $file is identical to it."
 else
-    say "How it differs from yours (lines with - are yours, lines with + are the reference's):"
-    say ""
-    colour=never
-    [ -n "$GREEN" ] && colour=always
-    labels=(--label "yours: $file" --label "reference: $sol")
-    diff -u --color="$colour" "${labels[@]}" "$file" "$sol" 2>/dev/null
-    # A diff without --color (not GNU diff) says 2: try again plainly.
-    [ $? -gt 1 ] && diff -u "${labels[@]}" "$file" "$sol"
-    say ""
-    say "Both pass the same tests; differences in the comments, names or order of independent steps are fine."
+    # Comment-only lines are left out (the reference's comments would bury the code); ALL=1 keeps them.
+    code_only() {
+        if [ -n "${ALL:-}" ]; then cat "$1"
+        else sed -e '/^[[:space:]]*\/\//d' -e '/^[[:space:]]*\/\*.*\*\/[[:space:]]*$/d' -e '/^[[:space:]]*$/d' "$1"; fi
+    }
+    if [ -z "${ALL:-}" ] && diff -q <(code_only "$file") <(code_only "$sol") >/dev/null; then
+        say "Your $file has the same code as the reference; only comments or blank lines differ."
+    else
+        if [ -n "${ALL:-}" ]; then
+            say "How it differs from yours, every line (lines with - are yours, + the reference's):"
+        else
+            say "How its code differs from yours (lines with - are yours, + the reference's; comment lines"
+            say "are left out: \`make solution ex$nn ALL=1\` shows them too):"
+        fi
+        say ""
+        colour=never
+        [ -n "$GREEN" ] && colour=always
+        labels=(--label "yours: $file" --label "reference: $sol")
+        # Without the comment lines, a hunk's line numbers are not the file's: they are left out.
+        hunks() { if [ -n "${ALL:-}" ]; then cat; else sed -E 's/@@ -[0-9,]+ \+[0-9,]+ @@/@@/'; fi; }
+        diff -u --color="$colour" "${labels[@]}" <(code_only "$file") <(code_only "$sol") 2>/dev/null | hunks
+        # A diff without --color (not GNU diff) says 2: try again plainly.
+        [ "${PIPESTATUS[0]}" -gt 1 ] && diff -u "${labels[@]}" <(code_only "$file") <(code_only "$sol") | hunks
+        say ""
+        say "Both pass the same tests; differences in names or in the order of independent steps are fine."
+    fi
 fi
 
 # What this version changed from the previous one: the diff between the two references is that lesson.

@@ -52,9 +52,9 @@ START_TEST(test_ex01_one_block)
 }
 END_TEST
 
-START_TEST(test_ex01_accumulator_starts_at_zero)
+START_TEST(test_ex01_four_full_blocks)
 {
-    expect_atomic_sum(1000, 2);
+    expect_atomic_sum(1024, 2);
 }
 END_TEST
 
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     const harness_test tests[] = {
         {"core: the CPU reference sums every element in 64 bits", test_ex01_cpu_reference, NEEDS_NOTHING},
         {"core: one block of 256 elements", test_ex01_one_block, NEEDS_DEVICE},
-        {"core: the accumulator starts at zero", test_ex01_accumulator_starts_at_zero, NEEDS_DEVICE},
+        {"core: four full blocks (1024 elements)", test_ex01_four_full_blocks, NEEDS_DEVICE},
         {"sizes: fewer elements than one block (1 to 255)", test_ex01_small_sizes, NEEDS_DEVICE},
         {"sizes: n not a multiple of the block (257 to 65537)", test_ex01_not_a_multiple_of_the_block, NEEDS_DEVICE},
         {"sizes: every edge size up to the large one", test_ex01_every_size, NEEDS_DEVICE},

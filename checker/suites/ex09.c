@@ -2,6 +2,7 @@
 #include "../harness/harness.h"
 #include "../contracts/ex09.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,11 @@ static float run_op(enum op op, const float *a, const float *b, size_t n, char *
 {
     snprintf(what, what_len, "%s(n = %zu)", OP_NAME[op], n);
     dev_buffer da = dev_input_floats(a, n, guard_for(op)), db = {0}, out = dev_output_floats(1);
-    if (op == OP_DOT) db = dev_input_floats(b, n, guard_for(op));
+    if (op == OP_DOT) {
+        db = dev_input_floats(b, n, guard_for(op));
+        dev_name(&da, "d_a");
+        dev_name(&db, "d_b");
+    }
     if (op == OP_MAX) reduce_max(dev_ptr(&da), dev_ptr(&out), (int)n);
     else if (op == OP_MIN) reduce_min(dev_ptr(&da), dev_ptr(&out), (int)n);
     else dot_product(dev_ptr(&da), dev_ptr(&db), dev_ptr(&out), (int)n);
@@ -143,8 +148,11 @@ START_TEST(test_ex09_empty_input)
             char have[48], why[320];
             harness_describe_float(got, have, sizeof have);
             harness_explain_float(expected, got, 0, why, sizeof why);
-            harness_fail("With n = 0, is a block still launched to write the identity? A cudaMemset writes "
-                         "a repeated byte: can it write -inf?",
+            /* A finite extreme where the infinity belongs is the wrong identity, not a missing launch. */
+            int wrong_identity = op != OP_DOT && fabsf(got) == FLT_MAX;
+            harness_fail(wrong_identity ? IDENTITY_HINT[op]
+                                        : "With n = 0, is a block still launched to write the identity? A "
+                                          "cudaMemset writes a repeated byte: can it write -inf?",
                          "%s should give its identity, %s, but it gave %s: %s.", what, want[op], have, why);
         }
     }

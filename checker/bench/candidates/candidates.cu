@@ -81,8 +81,9 @@ static int time_group(const char *title, const std::vector<row> &rows, T *d_resu
                 printf("  %-44s n = 2^%d: %s\n", rows[k].label, s ? large_log2 : small_log2, times[s][k].wrong);
                 wrong++;
             }
-            if (csv) fprintf(csv, "%s,%s,%d,%.2f,%.2f,%d\n", title, rows[k].label, sizes[s], times[s][k].cold_us,
-                             times[s][k].warm_us, times[s][k].ok);
+            // Titles and labels hold commas: quoted, as CSV readers expect (none holds a double quote).
+            if (csv) fprintf(csv, "\"%s\",\"%s\",%d,%.2f,%.2f,%d\n", title, rows[k].label, sizes[s],
+                             times[s][k].cold_us, times[s][k].warm_us, times[s][k].ok);
         }
         if (!check_only && times[0][k].ok && times[1][k].ok)
             printf("  %-44s %10.1f %10.1f %12.2f\n", rows[k].label, times[0][k].cold_us, times[1][k].cold_us,

@@ -37,7 +37,7 @@ TABLES = [
     ]),
     ("Reductions to global memory: warp-level RED instructions, and the requests they make of the L2", [
         ("smsp__inst_executed_op_global_red.sum", "RED instr", "n"),
-        ("lts__t_requests_srcunit_tex_op_red.sum", "L2 requests", "n"),
+        ("lts__t_requests_srcunit_tex_op_red.sum", "L2 reqs", "n"),
     ]),
 ]
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# goal.sh - one sentence for a make goal the Makefile has no rule for, instead of make's "No rule to make
+# target". The exercises are whatever folders exercises/NN-*/ exist.
+#   goal.sh unknown NAME              `make NAME`, which has no rule (ex5, ex12, chek)
+#   goal.sh action ACTION [WORDS...]  `make hint ex5`: WORDS are the other goals given with the action
+# Exit status: 2 (nothing was done).
+set -u
+. checker/scripts/lib.sh
+
+# "ex01 to ex11", or the list when the numbers have gaps.
+exercise_list() {
+    local nums first last count
+    nums=$(exercise_numbers)
+    first=$(head -n 1 <<<"$nums") last=$(tail -n 1 <<<"$nums") count=$(grep -c . <<<"$nums")
+    if [ "$count" -gt 2 ] && [ $((10#$last - 10#$first + 1)) = "$count" ]; then
+        echo "ex$first to ex$last"
+    else
+        sed 's/^/ex/' <<<"$nums" | paste -sd' '
+    fi
+}
+
+# The exercise a mistyped name means: ex5 or ex005 for ex05, 5 for ex05; nothing when there is none.
+meant_exercise() {
+    local digits
+    digits=$(sed -n 's/^\(ex\)\{0,1\}0*\([0-9]\{1,3\}\)$/\2/p' <<<"$1")
+    [ -n "$digits" ] && [ "$digits" -le 999 ] || return 1
+    local nn
+    nn=$(printf '%02d' "$((10#$digits))")
+    [ -n "$(exercise_dir "$nn")" ] && echo "ex$nn"
+}
+
+# The sentence for NAME used where an exercise belongs; ACTION is the make target it came with, if any.
+about_exercise() {
+    local name=$1 action=${2:-} meant
+    if meant=$(meant_exercise "$name") && [ "$meant" != "$name" ]; then
+        say "There is no exercise $name: did you mean \`make${action:+ $action} $meant\`?"
+    elif [[ $name =~ ^ex[0-9]+$ ]]; then
+        say "There is no exercise $name (yet): the exercises are $(exercise_list)."
+    else
+        say "make has no target $name: \`make help\` lists them; the exercises are $(exercise_list)."
+    fi
+}
+
+case "${1:-}" in
+unknown) about_exercise "$2" ;;
+action)
+    action=$2
+    shift 2
+    if [ $# = 0 ]; then
+        say "Say which exercise, e.g. \`make $action ex05\`."
+    else
+        for word in "$@"; do about_exercise "$word" "$action"; done
+    fi
+    ;;
+*) say "usage: goal.sh unknown NAME | action ACTION [WORDS...]" ;;
+esac
+exit 2
