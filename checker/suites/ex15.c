@@ -101,6 +101,8 @@ static void expect_norm(enum variant v, const uint16_t *h, const float *gamma, c
     dev_buffer din = dev_input_halves(h, n, guard, 0), dout = dev_output_halves(n);
     dev_buffer dg = dev_input_floats(gamma, (size_t)cols, HARNESS_GUARD_FLOAT);
     dev_buffer db = dev_input_floats(beta, (size_t)cols, HARNESS_GUARD_FLOAT);
+    dev_name(&dg, "d_gamma");
+    dev_name(&db, "d_beta");
     if (v == RMSNORM) rmsnorm_bf16(dev_ptr(&din), dev_ptr(&dg), dev_ptr(&dout), rows, cols, EPS);
     else if (v == TWO_PASS) layernorm_two_pass(dev_ptr(&din), dev_ptr(&dg), dev_ptr(&db), dev_ptr(&dout), rows, cols, EPS);
     else layernorm_welford(dev_ptr(&din), dev_ptr(&dg), dev_ptr(&db), dev_ptr(&dout), rows, cols, EPS);
