@@ -287,5 +287,7 @@ dev_buffer dev_input_halves(const uint16_t *h, size_t n, uint16_t guard, size_t 
 dev_buffer dev_output_halves(size_t n);
 /* Writes h as a learner reads it: "the poison NaN (0x7FDE)", "NaN", "+inf", or its value. */
 void harness_describe_half(harness_half_kind k, uint16_t h, char *buf, size_t len);
+/* malloc that fails the test with a sentence when the host is out of memory (never returns NULL). */
+void *harness_alloc(size_t bytes);
 
 #endif /* HARNESS_HALVES_H */

@@ -42,10 +42,16 @@ uint16_t harness_float_to_half(harness_half_kind k, float f)
     return (uint16_t)(s | h);
 }
 
+void *harness_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    ck_assert_msg(p != NULL, "The checker ran out of host memory (%zu bytes).", bytes);
+    return p;
+}
+
 void harness_random_halves(harness_half_kind k, uint16_t *out, size_t n, float lo, float hi, uint64_t salt)
 {
-    float *f = malloc((n ? n : 1) * sizeof *f);
-    ck_assert_msg(f != NULL, "The checker ran out of host memory.");
+    float *f = harness_alloc(n * sizeof *f);
     harness_random_floats(f, n, lo, hi, salt);
     for (size_t i = 0; i < n; i++) out[i] = harness_float_to_half(k, f[i]);
     free(f);
@@ -53,8 +59,7 @@ void harness_random_halves(harness_half_kind k, uint16_t *out, size_t n, float l
 
 float *harness_halves_to_floats(harness_half_kind k, const uint16_t *h, size_t n)
 {
-    float *f = malloc((n ? n : 1) * sizeof *f);
-    ck_assert_msg(f != NULL, "The checker ran out of host memory.");
+    float *f = harness_alloc(n * sizeof *f);
     for (size_t i = 0; i < n; i++) f[i] = harness_half_to_float(k, h[i]);
     return f;
 }

@@ -30,13 +30,6 @@ static const char *BLOCK_VOTE_HINT = "Does every thread of the block reach __syn
                                      "__syncthreads_or, and does the flag that starts at {1, 0} change only "
                                      "through atomicAnd and atomicOr?";
 
-static void *alloc_or_fail(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
-    return p;
-}
-
 /* ---- The all-reduce itself -------------------------------------------------------------------------- */
 
 /* Runs allreduce_probe on `blocks` blocks of `block` threads and checks every thread's value; hint is for a
@@ -44,8 +37,8 @@ static void *alloc_or_fail(size_t bytes)
 static void expect_allreduce(int blocks, int block, uint64_t salt, const char *hint)
 {
     size_t n = (size_t)blocks * (size_t)block;
-    float *h = alloc_or_fail(n * sizeof *h), *got = alloc_or_fail(n * sizeof *got);
-    int *ints = alloc_or_fail(n * sizeof *ints);
+    float *h = harness_alloc(n * sizeof *h), *got = harness_alloc(n * sizeof *got);
+    int *ints = harness_alloc(n * sizeof *ints);
     harness_random_ints(ints, n, -1000, 1000, salt);
     for (size_t i = 0; i < n; i++) h[i] = (float)ints[i];
     char what[96];
@@ -142,7 +135,7 @@ static void explain_stat(double expected, float got, char *why, size_t len)
 static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, int cols, size_t offset_bytes)
 {
     size_t n = (size_t)rows * (size_t)cols;
-    float *x = harness_halves_to_floats(in->kind, h, n), *got = alloc_or_fail(2 * (size_t)rows * sizeof *got);
+    float *x = harness_halves_to_floats(in->kind, h, n), *got = harness_alloc(2 * (size_t)rows * sizeof *got);
     const char *name = in->kind == HARNESS_BF16 ? "row_stats_bf16" : "row_stats_f16";
     char what[128];
     snprintf(what, sizeof what, "%s(rows = %d, cols = %d)%s", name, rows, cols,
@@ -189,7 +182,7 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
 static void expect_random_rows(const row_input *in, int rows, int cols, size_t offset_bytes, uint64_t salt)
 {
     size_t n = (size_t)rows * (size_t)cols;
-    uint16_t *h = alloc_or_fail(n * sizeof *h);
+    uint16_t *h = harness_alloc(n * sizeof *h);
     harness_random_halves(in->kind, h, n, in->lo, in->hi, salt);
     expect_row_stats(in, h, rows, cols, offset_bytes);
     free(h);
@@ -236,7 +229,7 @@ START_TEST(test_ex13_half_accumulator_fails)
     const row_input giants = {HARNESS_F16, "fp16 values in [0, 1) with one +30000 and one -30000 per row",
                               0.0f, 1.0f};
     const int rows = 4, cols = 4096;
-    uint16_t *h = alloc_or_fail((size_t)rows * cols * sizeof *h);
+    uint16_t *h = harness_alloc((size_t)rows * cols * sizeof *h);
     int at[2 * 4];
     harness_random_halves(HARNESS_F16, h, (size_t)rows * cols, 0.0f, 1.0f, 94);
     harness_random_ints(at, 2 * rows, 0, cols / 2 - 1, 95);
@@ -275,7 +268,7 @@ START_TEST(test_ex13_rows_read_once_in_vectors)
 {
     const int rows = 64, cols = 1001;
     size_t n = (size_t)rows * cols;
-    uint16_t *h = alloc_or_fail(n * sizeof *h);
+    uint16_t *h = harness_alloc(n * sizeof *h);
     harness_random_halves(HARNESS_F16, h, n, -2.0f, 2.0f, 96);
     const row_input in = {HARNESS_F16, "fp16 values in [-2, 2)", -2.0f, 2.0f};
     emu_metrics m;
@@ -329,8 +322,8 @@ static void explain_flag(int expected, int got, const char *flag, const char *wh
 static void expect_row_checks(int rows, int cols, uint64_t salt)
 {
     size_t n = (size_t)rows * (size_t)cols;
-    uint16_t *h = alloc_or_fail(n * sizeof *h);
-    int *got = alloc_or_fail(2 * (size_t)rows * sizeof *got), *where = alloc_or_fail((size_t)rows * sizeof *where);
+    uint16_t *h = harness_alloc(n * sizeof *h);
+    int *got = harness_alloc(2 * (size_t)rows * sizeof *got), *where = harness_alloc((size_t)rows * sizeof *where);
     harness_random_halves(HARNESS_F16, h, n, -1.0f, 1.0f, salt);
     harness_random_ints(where, (size_t)rows, 0, cols - 1, salt + 1);
     static const uint16_t breakers[] = {0x3e00 /* 1.5 */, 0x7fff /* NaN */, 0x7c00 /* +inf */, 0xfc00 /* -inf */,
@@ -376,7 +369,7 @@ END_TEST
  * place, the last, and a random one. */
 static void expect_tensor_checks(size_t n, uint64_t salt)
 {
-    uint16_t *h = alloc_or_fail(n * sizeof *h);
+    uint16_t *h = harness_alloc(n * sizeof *h);
     harness_random_halves(HARNESS_F16, h, n, -1.0f, 1.0f, salt);
     int place[3] = {0, (int)n - 1, 0};
     if (n > 0) harness_random_ints(&place[2], 1, 0, (int)n - 1, salt + 1);

@@ -22,13 +22,6 @@ static const char *ONLINE_HINT = "When a new x is larger than the running max, t
 static const char *ROW_HINT = "Does each block handle exactly its row, d_in + row * cols, and does every "
                               "thread write each entry it read, d_out + row * cols + c?";
 
-static void *alloc_or_fail(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
-    return p;
-}
-
 /* ---- The bound ------------------------------------------------------------------------------------------
  * y_i = e^(x_i - m) / S, S = sum_j e^(x_j - m), m the row's max, computed in double here. In float, with
  * u = 2^-24: x_i - m rounds (an error of |x_i - m| u in the exponent, so a relative error of |x_i - m| u
@@ -58,8 +51,8 @@ static void expect_softmax(enum variant v, const float *x, const uint16_t *h16, 
                            const char *input, const char *hint)
 {
     size_t n = (size_t)rows * (size_t)cols;
-    float *got = alloc_or_fail(n * sizeof *got);
-    uint16_t *got16 = v == ONLINE_F16 ? alloc_or_fail(n * sizeof *got16) : NULL;
+    float *got = harness_alloc(n * sizeof *got);
+    uint16_t *got16 = v == ONLINE_F16 ? harness_alloc(n * sizeof *got16) : NULL;
     char what[96];
     snprintf(what, sizeof what, "%s(rows = %d, cols = %d)", NAME[v], rows, cols);
     dev_buffer din, dout;
@@ -133,10 +126,10 @@ static void expect_softmax(enum variant v, const float *x, const uint16_t *h16, 
 static void expect_random(enum variant v, int rows, int cols, float lo, float hi, uint64_t salt, const char *hint)
 {
     size_t n = (size_t)rows * (size_t)cols;
-    float *x = alloc_or_fail(n * sizeof *x);
+    float *x = harness_alloc(n * sizeof *x);
     uint16_t *h16 = NULL;
     if (v == ONLINE_F16) {
-        h16 = alloc_or_fail(n * sizeof *h16);
+        h16 = harness_alloc(n * sizeof *h16);
         harness_random_halves(HARNESS_F16, h16, n, lo, hi, salt);
         for (size_t i = 0; i < n; i++) x[i] = harness_half_to_float(HARNESS_F16, h16[i]);
     } else {
@@ -155,7 +148,7 @@ static void expect_given(enum variant v, const float *x, int rows, int cols, con
     size_t n = (size_t)rows * (size_t)cols;
     uint16_t *h16 = NULL;
     if (v == ONLINE_F16) {
-        h16 = alloc_or_fail(n * sizeof *h16);
+        h16 = harness_alloc(n * sizeof *h16);
         for (size_t i = 0; i < n; i++) h16[i] = harness_float_to_half(HARNESS_F16, x[i]);
     }
     expect_softmax(v, x, h16, rows, cols, input, hint);
@@ -202,7 +195,7 @@ END_TEST
 START_TEST(test_ex14_masked)
 {
     const int rows = 40, cols = 40;
-    float *x = alloc_or_fail((size_t)rows * cols * sizeof *x);
+    float *x = harness_alloc((size_t)rows * cols * sizeof *x);
     harness_random_floats(x, (size_t)rows * cols, -4.0f, 4.0f, 76);
     for (int r = 0; r < rows; r++)
         for (int c = r + 1; c < cols; c++) x[(size_t)r * cols + c] = -INFINITY;
@@ -220,7 +213,7 @@ END_TEST
 START_TEST(test_ex14_sorted_rows)
 {
     const int rows = 2, cols = 3000;
-    float *x = alloc_or_fail((size_t)rows * cols * sizeof *x);
+    float *x = harness_alloc((size_t)rows * cols * sizeof *x);
     for (int c = 0; c < cols; c++) {
         x[c] = harness_half_to_float(HARNESS_F16, harness_float_to_half(HARNESS_F16, -8.0f + 16.0f * c / cols));
         x[cols + c] = x[cols - 1 - c];
@@ -250,7 +243,7 @@ START_TEST(test_ex14_online_reads_twice)
 {
     const int rows = 64, cols = 1024;
     size_t n = (size_t)rows * cols;
-    float *x = alloc_or_fail(n * sizeof *x);
+    float *x = harness_alloc(n * sizeof *x);
     harness_random_floats(x, n, -10.0f, 10.0f, 90);
     emu_metrics m;
     backend_take_metrics(&m);   /* forget what came before */

@@ -26,13 +26,6 @@ static const char *ROW_HINT = "Does each block handle exactly its row, d_in + ro
 static const char *EPS_HINT = "A row whose values are all equal has variance 0: what keeps 1 / sqrt(var) "
                               "finite? And can a variance computed in float come out negative?";
 
-static void *alloc_or_fail(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
-    return p;
-}
-
 /* ---- The bound --------------------------------------------------------------------------------------------
  * With u = 2^-24 and L = ceil(cols / 32) + 12 additions per value (exercise 13), for a row of mean mu,
  * variance var and mean magnitude a = mean |x|, the float statistics err by at most
@@ -94,7 +87,7 @@ static void expect_norm(enum variant v, const uint16_t *h, const float *gamma, c
     harness_half_kind kind = v == RMSNORM ? HARNESS_BF16 : HARNESS_F16;
     size_t n = (size_t)rows * (size_t)cols;
     float *x = harness_halves_to_floats(kind, h, n);
-    uint16_t *got = alloc_or_fail(n * sizeof *got);
+    uint16_t *got = harness_alloc(n * sizeof *got);
     char what[96];
     snprintf(what, sizeof what, "%s(rows = %d, cols = %d, eps = 1e-5)", NAME[v], rows, cols);
     uint16_t guard = harness_float_to_half(kind, kind == HARNESS_BF16 ? 1e30f : 60000.0f);
@@ -159,8 +152,8 @@ static void expect_norm(enum variant v, const uint16_t *h, const float *gamma, c
 static void expect_random(enum variant v, int rows, int cols, float lo, float hi, uint64_t salt, const char *hint)
 {
     size_t n = (size_t)rows * (size_t)cols;
-    uint16_t *h = alloc_or_fail(n * sizeof *h);
-    float *gamma = alloc_or_fail((size_t)cols * sizeof *gamma), *beta = alloc_or_fail((size_t)cols * sizeof *beta);
+    uint16_t *h = harness_alloc(n * sizeof *h);
+    float *gamma = harness_alloc((size_t)cols * sizeof *gamma), *beta = harness_alloc((size_t)cols * sizeof *beta);
     harness_random_halves(v == RMSNORM ? HARNESS_BF16 : HARNESS_F16, h, n, lo, hi, salt);
     harness_random_floats(gamma, (size_t)cols, 0.5f, 1.5f, salt + 1000);
     harness_random_floats(beta, (size_t)cols, -1.0f, 1.0f, salt + 2000);
@@ -205,8 +198,8 @@ END_TEST
 START_TEST(test_ex15_constant_rows)
 {
     const int rows = 3, cols = 300;
-    uint16_t *h = alloc_or_fail((size_t)rows * cols * sizeof *h);
-    float *gamma = alloc_or_fail(cols * sizeof *gamma), *beta = alloc_or_fail(cols * sizeof *beta);
+    uint16_t *h = harness_alloc((size_t)rows * cols * sizeof *h);
+    float *gamma = harness_alloc(cols * sizeof *gamma), *beta = harness_alloc(cols * sizeof *beta);
     harness_random_floats(gamma, cols, 0.5f, 1.5f, 74);
     harness_random_floats(beta, cols, -1.0f, 1.0f, 75);
     static const float value[] = {0.0f, 3.0f, -1234.0f};
