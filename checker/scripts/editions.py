@@ -27,6 +27,7 @@ HEADING = re.compile(r"^(#{1,6}) \S")
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+\.) ")
 NUMBER = re.compile(r"\d+\^\d+|\d[\d,]*\.\d+|\d[\d,]{2,}\d|\d{3,}")
 HINT_ITEM = re.compile(r"^([-*]|\d+\.) ")
+TABLE_RULE = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
 
 
 def english_pages():
@@ -92,16 +93,16 @@ class Page:
         return next((text for level, text in self.headings if level == 1), None)
 
     def tables(self, k):
-        """Section k's tables as lists of column counts, one per row."""
-        tables, current = [], None
-        for line in self.sections[k]:
+        """Section k's tables as lists of column counts, one per row. A table is a run of lines that start
+        with "|" whose second line is its "| --- |" separator (a prose line may start with "|x|")."""
+        tables, run = [], []
+        for line in self.sections[k] + [""]:
             if line.lstrip().startswith("|"):
-                if current is None:
-                    current = []
-                    tables.append(current)
-                current.append(line.strip().strip("|").count("|") + 1)
-            else:
-                current = None
+                run.append(line.strip())
+                continue
+            if len(run) >= 2 and TABLE_RULE.match(run[1]):
+                tables.append([row.strip("|").count("|") + 1 for row in run])
+            run = []
         return tables
 
     def numbers(self, k):
