@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 #ifndef BENCH_NO_CUB
 #include <cub/device/device_reduce.cuh>
@@ -398,6 +399,8 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
     return wrong;
 }
 
+#include "bench_rows.cuh"   // Part III's row-wise kernels (exercises 13 to 15)
+
 __global__ void empty_kernel() {}
 
 int main(int argc, char **argv)
@@ -440,6 +443,18 @@ int main(int argc, char **argv)
                "take ints, so only your exercise 10, which sums floats, appears in this half.\n");
     wrong += bench_type(float_versions(), max_log2, flush, csv, flt_reduce_fastest);
     if (csv) fclose(csv);
+    if (!check_only)
+        printf("\n=== Part III: row-wise kernels (exercises 13 to 15), one block per row\n"
+               "Bytes: the input read once and the output written once; %% copy compares them with a copy of the\n"
+               "input's bytes. Checked against the same computation in double.\n");
+    FILE *rows_csv = NULL;
+    if (csv_path) {
+        std::string rows_path = std::string(csv_path).substr(0, std::string(csv_path).find_last_of('/') + 1) + "rows.csv";
+        rows_csv = fopen(rows_path.c_str(), "w");
+        if (rows_csv) fprintf(rows_csv, "shape,type,kernel,cold_us,warm_us,gbps,ok\n");
+    }
+    wrong += bench_rows(flush, rows_csv);
+    if (rows_csv) fclose(rows_csv);
     if (check_only) printf("bench --check: %d wrong results\n", wrong);
     return wrong ? 1 : 0;
 }

@@ -373,6 +373,12 @@ static inline float maxf_ptx(float a, float b)
     return a > b ? a : b;
 }
 
+/* What set.cmp.D writes for true: 1.0 in a float destination (f32, f16, bf16), all ones in an integer. */
+static inline uint64_t set_true(int t)
+{
+    return t == EMU_T_F32 ? 0x3f800000u : t == EMU_T_F16 ? 0x3c00u : t == EMU_T_BF16 ? 0x3f80u : 0xffffffffffffffffull;
+}
+
 /* A comparison is computed for all 32 lanes (it has no side effects, and a lane that does not run only
  * reads its own stale registers), then only the running lanes' bits are kept. */
 #define CMP_ALL(EXPR) do { EMU_IVDEP for (int l = 0; l < 32; l++) c_[l] = (uint8_t)(EXPR); } while (0)
@@ -513,7 +519,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LANES(m, {
                 int t = emu_compare(in->mod, in->t2, ra[l], rb[l], ftz), cb = (int)(c >> l & 1);
                 if (in->nargs == EMU_BOOL_AND) t &= cb; else if (in->nargs == EMU_BOOL_OR) t |= cb; else if (in->nargs == EMU_BOOL_XOR) t ^= cb;
-                rd[l] = !t ? 0 : in->t == EMU_T_F32 ? 0x3f800000u : 0xffffffffffffffffull;
+                rd[l] = !t ? 0 : set_true(in->t);
             });
             break;
         }
@@ -528,6 +534,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LANES(m, rd[l] = emu_cvt(in, ra[l]));
             emu_round_end(in);
             break;
+        case EMU_OP_CVT_PAIR: LANES(m, rd[l] = emu_cvt_pair(in, ra[l], rb[l])); break;
         case EMU_OP_SREG_DYN: {
             uint64_t v = in->mod == EMU_DYN_GLOBALTIMER ? now_ns() : executed * 4;
             if (in->mod == EMU_DYN_CLOCK) v = U32(v);

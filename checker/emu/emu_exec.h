@@ -175,9 +175,19 @@ int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_
 uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
 int emu_compare(int cmp, int t, uint64_t a, uint64_t b, int ftz);
 uint64_t emu_cvt(const emu_insn *in, uint64_t a);
+/* cvt.rnd.{f16x2,bf16x2}.f32 d, a, b: a rounded into the upper half, b into the lower. */
+uint64_t emu_cvt_pair(const emu_insn *in, uint64_t a, uint64_t b);
 int emu_testp(int which, int t, uint64_t a);
 void emu_round_begin(const emu_insn *in);
 void emu_round_end(const emu_insn *in);
+
+/* emu_exec_half.c: the 16-bit float formats (t is EMU_T_F16 or EMU_T_BF16). */
+double emu_half_value(int t, uint16_t bits);   /* exact */
+/* v + err (err: what a double left out of an exact result, or 0) rounded once to format t, in mode rnd
+ * (EMU_RND_RN, RZ, RM or RP); a NaN gives the canonical 0x7fff. */
+uint16_t emu_half_round(int t, double v, double err, int rnd);
+/* add sub mul fma neg abs min max on in->nvec packed values of format in->t, each rounded once */
+uint64_t emu_half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c);
 
 /* emu_printf.c */
 void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args);

@@ -17,111 +17,6 @@ static inline uint64_t zext(uint64_t v, unsigned sz) { return sz >= 8 ? v : v & 
 static inline float ftz(float f) { return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f; }
 static inline double ftzd(double f) { return fpclassify(f) == FP_SUBNORMAL ? copysign(0.0, f) : f; }
 
-/* ---- Half precision (cvt only) ---------------------------------------------------------------- */
-
-static float half_to_float(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, u;
-    if (e == 0) {
-        if (!m) u = s;
-        else { float f = (float)m * 0x1p-24f; u = (uint32_t)uf32(f) | s; }
-    } else if (e == 31) u = s | 0x7f800000u | (m << 13);
-    else u = s | ((e + 112) << 23) | (m << 13);
-    return f32(u);
-}
-
-/* float to half, rounded to nearest even, or toward zero when toward_zero (cvt.rz: a finite value never
- * becomes infinite). A NaN gives the GPU's canonical half NaN, 0x7fff. */
-static uint16_t float_to_half_mode(float f, int toward_zero)
-{
-    float a = fabsf(f);
-    if (a != a) return 0x7fff;
-    uint32_t s = signbit(f) ? 0x8000 : 0;
-    if (toward_zero && a >= 65504.0f) return (uint16_t)(s | (a == INFINITY ? 0x7c00 : 0x7bff));
-    if (a >= 65520.0f) return (uint16_t)(s | 0x7c00);
-    if (a < 0x1p-14f) {   /* subnormal half: multiples of 2^-24 */
-        float q = toward_zero ? truncf(a * 0x1p24f) : nearbyintf(a * 0x1p24f);
-        return (uint16_t)(s | (uint32_t)q);
-    }
-    uint32_t au = (uint32_t)uf32(a);
-    uint32_t mant = au & 0x7fffff, exp = (au >> 23) - 112;
-    uint32_t h = (exp << 10) | (mant >> 13), rest = mant & 0x1fff;
-    if (!toward_zero && (rest > 0x1000 || (rest == 0x1000 && (h & 1)))) h++;
-    return (uint16_t)(s | h);
-}
-
-static uint16_t float_to_half(float f) { return float_to_half_mode(f, 0); }
-
-/* v + err rounded to the nearest half, ties to even; err is what an inexact double sum left out (0 if none),
- * so that a sum that lands exactly between two halves still rounds the way the exact value does. */
-static uint16_t double_to_half(double v, double err)
-{
-    uint16_t s = signbit(v) ? 0x8000 : 0;
-    double a = fabs(v);
-    if (a != a) return 0x7fff;
-    if (signbit(v)) err = -err;
-    int e;
-    frexp(a, &e);                      /* a = m * 2^e, m in [0.5, 1) */
-    int shift = e - 1 < -14 ? -24 : e - 1 - 10;   /* the half's ulp is 2^shift */
-    double q = ldexp(a, -shift), r = floor(q), frac = q - r;   /* exact: a has at most 53 bits */
-    if (frac > 0.5 || (frac == 0.5 && (err > 0 || (err == 0 && fmod(r, 2.0) != 0)))) r += 1;
-    double back = ldexp(r, shift);     /* the rounded magnitude */
-    if (back >= 65520.0 || back > 65504.0) return (uint16_t)(s | 0x7c00);
-    if (back < 0x1p-14) return (uint16_t)(s | (uint16_t)ldexp(back, 24));   /* subnormal (or the smallest normal) */
-    int he;
-    frexp(back, &he);
-    uint32_t mant = (uint32_t)(ldexp(back, 11 - he)) - 1024;   /* 10 bits after the implicit 1 */
-    return (uint16_t)(s | (uint32_t)(he - 1 + 15) << 10 | mant);
-}
-
-/* One .f16 operation (add sub mul fma neg abs min max, with ftz, sat and NaN) on the halves a, b, c. */
-static uint16_t half_op(const emu_insn *in, uint16_t ha, uint16_t hb, uint16_t hc)
-{
-    int fz = (in->flags & EMU_F_FTZ) != 0;
-    if (fz) {   /* subnormal inputs count as zero of their sign */
-        if (!(ha & 0x7c00)) ha &= 0x8000;
-        if (!(hb & 0x7c00)) hb &= 0x8000;
-        if (!(hc & 0x7c00)) hc &= 0x8000;
-    }
-    double a = half_to_float(ha), b = half_to_float(hb), c = half_to_float(hc), r, err = 0;
-    switch (in->op) {
-    case EMU_OP_NEG: return ha ^ 0x8000;
-    case EMU_OP_ABS: return ha & 0x7fff;
-    case EMU_OP_MIN: case EMU_OP_MAX: {
-        if (a != a || b != b) {
-            if ((in->flags & EMU_F_NAN) || (a != a && b != b)) return 0x7fff;
-            return a != a ? hb : ha;
-        }
-        int amin = a < b || (a == b && (ha & 0x8000));
-        return (in->op == EMU_OP_MIN) == amin ? ha : hb;
-    }
-    case EMU_OP_ADD: r = a + b; break;          /* exact in double: halves span less than 53 bits */
-    case EMU_OP_SUB: r = a - b; break;
-    case EMU_OP_MUL: r = a * b; break;          /* 11 x 11 bits: exact */
-    default: {                                   /* fma: the product is exact, the sum may not be */
-        double p = a * b;
-        r = p + c;
-        double bb = r - p;
-        err = (p - (r - bb)) + (c - bb);         /* TwoSum: r + err == p + c exactly */
-        break;
-    }
-    }
-    if (r != r) return 0x7fff;
-    if (in->flags & EMU_F_SAT) { if (r <= 0) { r = 0; err = 0; } else if (r >= 1) { r = 1; err = 0; } }
-    uint16_t h = double_to_half(r, err);
-    if (fz && !(h & 0x7c00)) h &= 0x8000;
-    return h;
-}
-
-/* .f16 and .f16x2 (in->nvec halves, the first in the low bits) */
-static uint64_t half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t r = 0;
-    for (int k = 0; k < in->nvec; k++)
-        r |= (uint64_t)half_op(in, (uint16_t)(a >> 16 * k), (uint16_t)(b >> 16 * k), (uint16_t)(c >> 16 * k)) << 16 * k;
-    return r;
-}
-
 /* mul24/mad24: 24-bit operands (sign-extended for .s32), .lo the low 32 bits of the 48-bit product,
  * .hi its bits 47..16; mad24 adds c (saturating for .hi.sat.s32). */
 static uint64_t mul24(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, int sgn)
@@ -166,7 +61,7 @@ int emu_compare(int cmp, int t, uint64_t a, uint64_t b, int fz)
     if (k == EMU_K_F) {
         double x, y;
         if (t == EMU_T_F32) { float p = f32(a), q = f32(b); if (fz) { p = ftz(p); q = ftz(q); } x = p; y = q; }
-        else if (t == EMU_T_F16) { x = half_to_float((uint16_t)a); y = half_to_float((uint16_t)b); }
+        else if (t == EMU_T_F16 || t == EMU_T_BF16) { x = emu_half_value(t, (uint16_t)a); y = emu_half_value(t, (uint16_t)b); }
         else { x = f64(a); y = f64(b); }
         int un = x != x || y != y;
         switch (cmp) {
@@ -227,6 +122,26 @@ static double round_int(double v, int rnd)
     }
 }
 
+/* A float source of any width as a double (exact), its subnormals flushed when fz (f32 only). */
+static double float_value(int t, uint64_t a, int fz)
+{
+    if (t == EMU_T_F32) return fz ? ftz(f32(a)) : f32(a);
+    if (t == EMU_T_F16 || t == EMU_T_BF16) return emu_half_value(t, (uint16_t)a);
+    return f64(a);
+}
+
+/* v + err rounded to the 16-bit format t in the instruction's mode (to nearest by default), then .relu
+ * (negative results become +0) and .satfinite (infinities become the largest finite value) where asked. */
+static uint16_t to_half(const emu_insn *in, int t, double v, double err)
+{
+    int rnd = in->rnd == EMU_RND_DEFAULT ? EMU_RND_RN : in->rnd;
+    uint16_t h = emu_half_round(t, v, err, rnd);
+    uint16_t inf = t == EMU_T_BF16 ? 0x7f80 : 0x7c00;
+    if ((in->mod & EMU_CVT_RELU) && (h & 0x8000) && (h & 0x7fff) <= inf) h = 0;
+    if ((in->mod & EMU_CVT_SATFINITE) && (h & 0x7fff) == inf) h = (uint16_t)((h & 0x8000) | (inf - 1));
+    return h;
+}
+
 uint64_t emu_cvt(const emu_insn *in, uint64_t a)
 {
     int dt = in->t, st = in->t2;
@@ -252,18 +167,19 @@ uint64_t emu_cvt(const emu_insn *in, uint64_t a)
         return dk == EMU_K_S ? (uint64_t)sext(uv, dsz) : zext(uv, dsz);
     }
     if (sk == EMU_K_F && dk == EMU_K_F) {
-        double v = st == EMU_T_F32 ? (double)(fz ? ftz(f32(a)) : f32(a)) : st == EMU_T_F16 ? (double)half_to_float((uint16_t)a) : f64(a);
+        double v = float_value(st, a, fz);
         if (in->rnd >= EMU_RND_RNI) v = round_int(v, in->rnd);
         if (sat) v = v != v ? 0.0 : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
         if (dt == EMU_T_F32) { float r = (float)v; if (fz) r = ftz(r); return uf32(r); }
-        if (dt == EMU_T_F16) return float_to_half_mode((float)v, in->rnd == EMU_RND_RZ);
+        if (dt == EMU_T_F16 || dt == EMU_T_BF16) return to_half(in, dt, v, 0);
         return uf64(v);
     }
     if (sk == EMU_K_F) {
         /* float to integer: round as asked (toward zero by default), clamp to the range, NaN gives 0 */
-        double v = st == EMU_T_F32 ? (double)(fz ? ftz(f32(a)) : f32(a)) : st == EMU_T_F16 ? (double)half_to_float((uint16_t)a) : f64(a);
-        /* NaN: 0 from a float into 32 bits; otherwise the GPU gives the lowest signed value's bits */
-        if (v != v) return st == EMU_T_F32 && dsz <= 4 ? 0 : dsz >= 8 ? 0x8000000000000000ull : 0x80000000u;
+        double v = float_value(st, a, fz);
+        /* NaN: 0 from a float (or a bf16, which is a float cut short) into 32 bits; otherwise the GPU gives
+         * the lowest signed value's bits (bf16 here: checked by gpu-compare's half:bf16_to_int cases) */
+        if (v != v) return (st == EMU_T_F32 || st == EMU_T_BF16) && dsz <= 4 ? 0 : dsz >= 8 ? 0x8000000000000000ull : 0x80000000u;
         v = round_int(v, in->rnd ? in->rnd : EMU_RND_RZI);
         if (dk == EMU_K_S) {
             double lo = dsz >= 8 ? -9223372036854775808.0 : -ldexp(1.0, 8 * (int)dsz - 1), hi = -lo;
@@ -274,20 +190,33 @@ uint64_t emu_cvt(const emu_insn *in, uint64_t a)
         uint64_t r = v <= 0 ? 0 : v >= hi ? (dsz >= 8 ? UINT64_MAX : (uint64_t)hi - 1) : (uint64_t)v;
         return r;
     }
+    if (dt == EMU_T_F16 || dt == EMU_T_BF16) {
+        /* integer to a 16-bit float: the integer as a double, plus what that double left out (64-bit
+         * integers only), rounded once in the instruction's mode */
+        double d, err;
+        if (sk == EMU_K_S) { int64_t sv = sext(a, ssz); d = (double)sv; err = fabs(d) < 0x1p63 ? (double)(sv - (int64_t)d) : 0; }
+        else { uint64_t uv = zext(a, ssz); d = (double)uv; err = d < 0x1p64 ? (double)(int64_t)(uv - (uint64_t)d) : 0; }
+        if (sat) { if (d < 0) d = 0, err = 0; if (d > 1) d = 1, err = 0; }
+        return to_half(in, dt, d, err);
+    }
     /* integer to float, in the current rounding mode (emu_round_begin) */
     double d;
     float f;
     if (sk == EMU_K_S) {
         int64_t sv = sext(a, ssz);
-        if (dt == EMU_T_F32 || dt == EMU_T_F16) { f = (float)sv; d = f; } else { d = (double)sv; f = (float)d; }
+        if (dt == EMU_T_F32) { f = (float)sv; d = f; } else { d = (double)sv; f = (float)d; }
     } else {
         uint64_t uv = zext(a, ssz);
-        if (dt == EMU_T_F32 || dt == EMU_T_F16) { f = (float)uv; d = f; } else { d = (double)uv; f = (float)d; }
+        if (dt == EMU_T_F32) { f = (float)uv; d = f; } else { d = (double)uv; f = (float)d; }
     }
     if (sat) { if (d < 0) d = 0, f = 0; if (d > 1) d = 1, f = 1; }
     if (dt == EMU_T_F32) return uf32(f);
-    if (dt == EMU_T_F16) return float_to_half(f);
     return uf64(d);
+}
+
+uint64_t emu_cvt_pair(const emu_insn *in, uint64_t a, uint64_t b)
+{
+    return (uint64_t)to_half(in, in->t, f32(a), 0) << 16 | to_half(in, in->t, f32(b), 0);
 }
 
 /* ---- Arithmetic ---------------------------------------------------------------------------------- */
@@ -316,7 +245,11 @@ static uint64_t float_op(const emu_insn *in, uint64_t ua, uint64_t ub, uint64_t 
         case EMU_OP_SUB: return fin32(in, a - b);
         case EMU_OP_MUL: return fin32(in, a * b);
         case EMU_OP_MAD: case EMU_OP_FMA: return fin32(in, fmaf(a, b, c));
-        case EMU_OP_DIV: return fin32(in, a / b);
+        case EMU_OP_DIV:
+            /* div.approx is a * (1/b): for 2^126 < |b| < inf the reciprocal is flushed to zero, so the
+             * result is 0 (NaN for an infinite a), as PTX defines; elsewhere it is exact here (see approx) */
+            if (in->mod == EMU_DIV_APPROX && fabsf(b) > 0x1p126f && !isinf(b)) return fin32(in, a * copysignf(0.0f, b));
+            return fin32(in, a / b);
         case EMU_OP_NEG: return a != a ? 0x7fffffffu : uf32(a) ^ 0x80000000u; /* NaN stays canonical */
         case EMU_OP_ABS: return uf32(a) & 0x7fffffffu;
         case EMU_OP_MIN: case EMU_OP_MAX: {
@@ -328,14 +261,17 @@ static uint64_t float_op(const emu_insn *in, uint64_t ua, uint64_t ub, uint64_t 
             return uf32((in->op == EMU_OP_MIN) == amin ? a : b);
         }
         case EMU_OP_COPYSIGN: return (uf32(b) & 0x7fffffffu) | (uf32(a) & 0x80000000u);
+        /* The .approx instructions: PTX defines their special values (0, subnormals under .ftz, infinities,
+         * NaN), which these give exactly, and bounds their error elsewhere; here they are computed in double
+         * and rounded once, so the GPU's result is within that bound of the emulator's (approx below). */
         case EMU_OP_RCP: return fin32(in, 1.0f / a);
         case EMU_OP_SQRT: return fin32(in, sqrtf(a));
         case EMU_OP_RSQRT: return fin32(in, (float)(1.0 / sqrt((double)a)));
-        case EMU_OP_EX2: return fin32(in, exp2f(a));
-        case EMU_OP_LG2: return fin32(in, log2f(a));
-        case EMU_OP_SIN: return fin32(in, sinf(a));
-        case EMU_OP_COS: return fin32(in, cosf(a));
-        case EMU_OP_TANH: return fin32(in, tanhf(a));
+        case EMU_OP_EX2: return fin32(in, (float)exp2((double)a));
+        case EMU_OP_LG2: return fin32(in, (float)log2((double)a));
+        case EMU_OP_SIN: return fin32(in, (float)sin((double)a));
+        case EMU_OP_COS: return fin32(in, (float)cos((double)a));
+        case EMU_OP_TANH: return fin32(in, (float)tanh((double)a));
         }
         return 0;
     }
@@ -388,7 +324,7 @@ uint64_t emu_alu(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_
     unsigned sz = EMU_TSIZE(t);
     int sgn = EMU_TKIND(t) == EMU_K_S;
     unsigned bits = 8 * sz;
-    if (t == EMU_T_F16) return half_ops(in, a, b, c);
+    if (t == EMU_T_F16 || t == EMU_T_BF16) return emu_half_ops(in, a, b, c);
     if (EMU_TKIND(t) == EMU_K_F && in->op != EMU_OP_TESTP) return float_op(in, a, b, c);
     switch (in->op) {
     case EMU_OP_MUL24: case EMU_OP_MAD24: return mul24(in, a, b, c, sgn);

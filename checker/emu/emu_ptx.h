@@ -62,8 +62,13 @@
     X(MIN_F32,      "min.f32",                         "NaN loses; -0 < +0") X(MAX_F32, "max.f32", "") \
     X(ADD_F64,      "add[.rn].f64",                    "") X(MUL_F64, "mul[.rn].f64", "") X(FMA_F64, "fma.rn.f64", "") \
     X(SETP_F32,     "setp.cmp.f32",                    "ordered and unordered comparisons") X(SETP_F64, "setp.cmp.f64", "") \
-    /* generic arithmetic: any type, any modifier (one C function per lane); .f16 and .f16x2 for add sub \
-     * mul fma neg abs min max (nvec halves per register), each rounded once */ \
+    /* generic arithmetic: any type, any modifier (one C function per lane); .f16, .bf16 and their pairs \
+     * .f16x2, .bf16x2 for add sub mul fma neg abs min max (nvec values per register), each rounded once \
+     * (emu_exec_half.c). The .approx functions (rcp sqrt rsqrt ex2 lg2 sin cos tanh, div.approx) give the \
+     * special values PTX defines exactly and are otherwise computed in double and rounded once: the GPU's \
+     * results lie within PTX's bound of them, which `make gpu-compare` checks (checker/gpu/README.md): \
+     * ex2, rsqrt, div.approx (|b| <= 2^126) within 2 ulps; lg2 within 2 ulps outside [0.5, 2], 2^-22 \
+     * inside; div.approx with 2^126 < |b| < inf gives 0 (NaN for an infinite a), bit for bit */ \
     X(ADD,  "add",  "") X(SUB,  "sub",  "") X(MUL,  "mul.lo/.hi/.wide, mul.f", "") \
     X(MAD,  "mad.lo/.hi/.wide, mad.f", "") X(FMA, "fma.rn/rz/rm/rp", "") \
     X(MUL24, "mul24.lo/.hi.{s,u}32", "24-bit operands; .hi gives bits 47..16 of the product") \
@@ -80,7 +85,8 @@
     X(RSQRT, "rsqrt.approx", "") X(EX2, "ex2.approx", "") X(LG2, "lg2.approx", "") \
     X(SIN,  "sin.approx", "") X(COS,  "cos.approx", "") X(TANH, "tanh.approx", "") \
     X(TESTP, "testp.op.f", "finite/infinite/number/notanumber/normal/subnormal into a predicate") \
-    X(CVT,  "cvt.rnd.sat.D.S", "conversions with rounding and saturation (NaN to int gives 0)") \
+    X(CVT,  "cvt.rnd.sat.D.S", "conversions with rounding and saturation (NaN to int gives 0); .relu, .satfinite to f16/bf16") \
+    X(CVT_PAIR, "cvt.rnd.{f16x2,bf16x2}.f32 d, a, b", "two floats rounded to 16-bit floats: a into the upper half, b the lower") \
     X(SETP, "setp.cmp[.bool].T p[|q], a, b[, c]", "generic compare with a boolean combine") \
     X(SET,  "set.cmp.D.S", "compare into a register (all ones / 1.0f)") \
     X(SLCT, "slct.D.S d, a, b, c", "d = c >= 0 ? a : b") \
@@ -115,9 +121,10 @@ enum {
     EMU_T_U8 = 0x10, EMU_T_U16 = 0x11, EMU_T_U32 = 0x12, EMU_T_U64 = 0x13,
     EMU_T_S8 = 0x20, EMU_T_S16 = 0x21, EMU_T_S32 = 0x22, EMU_T_S64 = 0x23,
     EMU_T_F16 = 0x31, EMU_T_F32 = 0x32, EMU_T_F64 = 0x33,
+    EMU_T_BF16 = 0x39,   /* a float of 2 bytes, told apart from .f16 by the 0x08 bit */
     EMU_T_PRED = 0x40,
 };
-#define EMU_TSIZE(t) (1u << ((t) & 0x0f))
+#define EMU_TSIZE(t) (1u << ((t) & 0x07))
 #define EMU_TKIND(t) ((t) & 0xf0)
 
 /* Memory spaces. */
@@ -138,6 +145,11 @@ enum { EMU_RND_DEFAULT, EMU_RND_RN, EMU_RND_RZ, EMU_RND_RM, EMU_RND_RP,
 enum { EMU_DYN_CLOCK, EMU_DYN_CLOCK64, EMU_DYN_GLOBALTIMER };
 /* Mul/mad variants (emu_insn.mod for MUL/MAD on integers). */
 enum { EMU_MW_LO, EMU_MW_HI, EMU_MW_WIDE };
+/* emu_insn.mod for a float DIV: div.approx (a * (1/b)) is told apart from div.full and div.rn. */
+enum { EMU_DIV_EXACT, EMU_DIV_APPROX };
+/* emu_insn.mod bits for CVT and CVT_PAIR to a 16-bit float. */
+#define EMU_CVT_RELU      0x01
+#define EMU_CVT_SATFINITE 0x02
 
 /* Flags. */
 #define EMU_F_NEG_GUARD 0x01   /* @!%p */

@@ -36,6 +36,7 @@ static int part_type(const char *s, int n)
         {"u8", EMU_T_U8}, {"u16", EMU_T_U16}, {"u32", EMU_T_U32}, {"u64", EMU_T_U64},
         {"s8", EMU_T_S8}, {"s16", EMU_T_S16}, {"s32", EMU_T_S32}, {"s64", EMU_T_S64},
         {"f16", EMU_T_F16}, {"f32", EMU_T_F32}, {"f64", EMU_T_F64}, {"pred", EMU_T_PRED},
+        {"bf16", EMU_T_BF16},
     };
     for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) if (peq(s, n, tab[i].w)) return tab[i].t;
     return -1;
@@ -352,12 +353,17 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
     split_operands(c, opi + 1);
     const char *mn = parts[0]; int mnl = plen[0];
     int types[4], nt = 0, cmp = -1, rnd = 0, space = EMU_SP_GENERIC, atomop = -1, boolop = EMU_BOOL_NONE, mw = -1;
-    int shmode = -1, vmode = -1, f16x2 = 0;
+    int shmode = -1, vmode = -1, pair = 0, cvtmod = 0, odd = 0;
     for (int k = 1; k < np; k++) {
         const char *s = parts[k]; int n = plen[k];
         int t = part_type(s, n);
         if (t >= 0) { if (nt < 4) types[nt++] = t; continue; }
-        if (peq(s, n, "f16x2")) { if (nt < 4) types[nt++] = EMU_T_F16; f16x2 = 1; continue; }
+        /* a pair of 16-bit floats in one 32-bit register */
+        if (peq(s, n, "f16x2")) { if (nt < 4) types[nt++] = EMU_T_F16; pair = 1; continue; }
+        if (peq(s, n, "bf16x2")) { if (nt < 4) types[nt++] = EMU_T_BF16; pair = 1; continue; }
+        if (peq(s, n, "relu")) { cvtmod |= EMU_CVT_RELU; continue; }
+        if (peq(s, n, "satfinite")) { cvtmod |= EMU_CVT_SATFINITE; continue; }
+        if (peq(s, n, "xorsign")) { odd = 1; continue; }   /* min.xorsign.abs: not run here */
         if (peq(s, n, "global")) { space = EMU_SP_GLOBAL; continue; }
         if (peq(s, n, "shared") || peq(s, n, "shared::cta")) { space = EMU_SP_SHARED; continue; }
         if (peq(s, n, "local")) { space = EMU_SP_LOCAL; continue; }
@@ -404,8 +410,10 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
 #define NEED(k) do { if (no < (k)) return emu_ptx_fail(p, "%.*s needs %d operands", tl[opi], tok[opi], (k)); } while (0)
 #define V(k, ty, dst) do { if (!value(c, o[k], (ty), (dst))) return 0; } while (0)
 #define M(w) peq(mn, mnl, w)
-    if (f16x2 && !(M("add") || M("sub") || M("mul") || M("fma") || M("neg") || M("abs") || M("min") || M("max")))
-        return unsupported(c, &in, opi);   /* cvt.f16x2, setp.f16x2...: not yet */
+    if (pair && !(M("add") || M("sub") || M("mul") || M("fma") || M("neg") || M("abs") || M("min") || M("max") || M("cvt")))
+        return unsupported(c, &in, opi);   /* setp.f16x2, ex2.approx.f16x2...: not yet */
+    /* .relu and .satfinite exist on cvt to a 16-bit float only here; min.xorsign.abs not at all */
+    if (odd || (cvtmod && !M("cvt"))) return unsupported(c, &in, opi);
 
     if (M("membar") || M("fence")) {
         /* __threadfence() and stronger order memory for other blocks; a block-scope fence or a proxy
@@ -520,6 +528,11 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
                 if (!parse_num(tok[num], tl[num], EMU_T_U64, &v)) return emu_ptx_fail(p, "bad predicate constant");
                 in.op = EMU_OP_PRED_CONST;
                 in.imm = v != 0;
+                return emit(f, &in);
+            }
+            if (o[1].e == o[1].s + 2 && teq(c, o[1].s, "-") && teq(c, o[1].s + 1, "1")) {   /* -1: true */
+                in.op = EMU_OP_PRED_CONST;
+                in.imm = 1;
                 return emit(f, &in);
             }
             if (!pred(c, o[1], &in.pc, NULL)) return 0;
@@ -695,9 +708,20 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         V(0, types[0], &in.d); V(1, types[0], &in.a); V(2, types[0], &in.b); V(3, types[1], &in.c);
         return emit(f, &in);
     }
+    if (M("cvt") && pair) {
+        /* cvt.rnd{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b */
+        NEED(3);
+        if (nt != 2 || types[1] != EMU_T_F32 || (rnd != EMU_RND_RN && rnd != EMU_RND_RZ)) return unsupported(c, &in, opi);
+        in.op = EMU_OP_CVT_PAIR; in.t = (uint8_t)types[0]; in.t2 = EMU_T_F32; in.mod = (uint8_t)cvtmod;
+        V(0, EMU_T_B32, &in.d); V(1, EMU_T_F32, &in.a); V(2, EMU_T_F32, &in.b);
+        return emit(f, &in);
+    }
     if (M("cvt")) {
         NEED(2);
         if (nt < 2) return unsupported(c, &in, opi);
+        int to_half = types[0] == EMU_T_F16 || types[0] == EMU_T_BF16;
+        if (cvtmod && !to_half) return unsupported(c, &in, opi);
+        in.mod = (uint8_t)cvtmod;
         in.t = (uint8_t)types[0]; in.t2 = (uint8_t)types[1];
         if (in.t == EMU_T_PRED || in.t2 == EMU_T_PRED) return unsupported(c, &in, opi);
         V(0, types[0], &in.d); V(1, types[1], &in.a);
@@ -756,13 +780,15 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (!M(ar[k].w)) continue;
         if (t == EMU_T_NONE || t == EMU_T_PRED) return unsupported(c, &in, opi);
         in.op = (uint8_t)ar[k].op;
-        if (t == EMU_T_F16) {
-            /* half precision: the operations __half and __half2 arithmetic compile to, rounded to nearest */
+        if (t == EMU_T_F16 || t == EMU_T_BF16) {
+            /* 16-bit floats: the operations __half, __half2, __nv_bfloat16 and __nv_bfloat162 arithmetic
+             * compile to, rounded to nearest */
             int ok = in.op == EMU_OP_ADD || in.op == EMU_OP_SUB || in.op == EMU_OP_MUL || in.op == EMU_OP_FMA ||
                      in.op == EMU_OP_NEG || in.op == EMU_OP_ABS || in.op == EMU_OP_MIN || in.op == EMU_OP_MAX;
-            if (!ok || (rnd && rnd != EMU_RND_RN)) return unsupported(c, &in, opi);
-            in.nvec = (uint8_t)(f16x2 ? 2 : 1);
-            t = f16x2 ? EMU_T_B32 : EMU_T_B16;   /* the operands' registers */
+            if (!ok || (rnd && rnd != EMU_RND_RN) || (t == EMU_T_BF16 && (in.flags & EMU_F_FTZ)))
+                return unsupported(c, &in, opi);
+            in.nvec = (uint8_t)(pair ? 2 : 1);
+            t = pair ? EMU_T_B32 : EMU_T_B16;   /* the operands' registers */
         }
         if ((in.op == EMU_OP_MUL24 || in.op == EMU_OP_MAD24) && (t != EMU_T_S32 && t != EMU_T_U32))
             return unsupported(c, &in, opi);
@@ -802,7 +828,7 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(3, ct, &in.c);
         }
         if (ns >= 4) V(4, EMU_T_U32, &in.e);
-        if (EMU_TKIND(t) != EMU_K_F && in.t != EMU_T_F16) {
+        if (EMU_TKIND(t) != EMU_K_F && in.t != EMU_T_F16 && in.t != EMU_T_BF16) {
             if (in.op == EMU_OP_MUL || in.op == EMU_OP_MAD || in.op == EMU_OP_MUL24 || in.op == EMU_OP_MAD24) {
                 if (mw < 0 || (mw == EMU_MW_WIDE && (in.op == EMU_OP_MUL24 || in.op == EMU_OP_MAD24)))
                     return unsupported(c, &in, opi);
@@ -811,7 +837,13 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             if (in.op == EMU_OP_FMA) return unsupported(c, &in, opi);
         }
         if (c->unsupported) return unsupported(c, &in, opi);
-        if (in.t == EMU_T_F16) return emit(f, &in);   /* half precision: no fast path */
+        if (in.t == EMU_T_F16 || in.t == EMU_T_BF16) return emit(f, &in);   /* 16-bit floats: no fast path */
+        /* div.approx is a * (1/b), with its own rule for huge b; div.full and div.rn are not */
+        if (in.op == EMU_OP_DIV && t == EMU_T_F32 && (in.flags & EMU_F_APPROX)) {
+            int full = 0;
+            for (int q = 1; q < np; q++) if (peq(parts[q], plen[q], "full")) full = 1;
+            in.mod = full ? EMU_DIV_EXACT : EMU_DIV_APPROX;
+        }
         /* Fast paths. */
         int sz = (int)EMU_TSIZE(t), kind = EMU_TKIND(t);
         int plain = !(in.flags & (EMU_F_FTZ | EMU_F_SAT)) && (rnd == 0 || rnd == EMU_RND_RN);

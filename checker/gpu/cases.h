@@ -4,7 +4,8 @@
  * as one line of the answers file:   name kind tol count hex hex ...
  *   kind  u32 | u64 (integers: must be identical) | f32 | f64 (floats: identical, or within tol ulps)
  *   tol   0 for every case but those marked contraction-sensitive: the number of mul+add pairs a GPU
- *         may fuse into one fma on the way to each output word, each allowed one ulp.
+ *         may fuse into one fma on the way to each output word, each allowed one ulp; and the approximate
+ *         instructions (kernels/half_ops.cu): the ulps PTX allows, or, negative, an absolute bound 2^tol.
  * The same program is built for the GPU and for the emulator; compare.py reads both files.
  */
 #ifndef CASES_H
@@ -83,5 +84,6 @@ void run_warp_partial_cases(void);
 void run_atomic_cases(void);
 void run_printf_cases(void);
 void run_library_cases(void);   /* exercise 12: bmsk, CUB, Thrust and the ex12 solution */
+void run_half_cases(void);   /* kernels/half_ops.cu: Part III's 16-bit floats and approximate instructions */
 
 #endif

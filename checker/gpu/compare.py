@@ -6,8 +6,9 @@
 
 An answers line is: name kind tol count word... (see cases.h). Integers (u32, u64) and text (txt) must be
 identical. Floats (f32, f64) must be identical, except in a case with tol > 0 (contraction-sensitive: the
-GPU may fuse a mul+add into one fma), where each word may be up to tol ulps away. Two NaNs with different
-bits are a difference (the payload is part of the answer). Exit status 0 when nothing differs.
+GPU may fuse a mul+add into one fma, or an approximate instruction whose error PTX bounds), where each word
+may be up to tol ulps away; a negative tol is an absolute bound, 2^tol (lg2.approx near 1). Two NaNs with
+different bits are a difference (the payload is part of the answer). Exit status 0 when nothing differs.
 Plain python3, no packages.
 """
 import struct
@@ -117,8 +118,16 @@ def compare(g, e):
         i = nan_payload
         return "different", "DIFFERENT: NaN payloads at [%d] (%d words differ): gpu %s, emulator %s" % (
             i, ndiff, show(gw[i], kind), show(ew[i], kind))
+    if g["tol"] < 0 and nan_payload is None and worst != float("inf"):
+        bound = 2.0 ** g["tol"]
+        value = lambda bits: struct.unpack("<d" if wide else "<f", struct.pack("<Q" if wide else "<I", bits))[0]
+        gap = max(abs(value(a) - value(b)) if value(a) != value(b) else 0.0 for a, b in zip(gw, ew))
+        if gap <= bound:
+            return "tolerance", "within %.3g absolute (allowed 2^%d: approximate; %d words differ)" % (
+                gap, g["tol"], ndiff)
+        return "different", "DIFFERENT (up to %.3g absolute, allowed 2^%d) %s" % (gap, g["tol"], where)
     if g["tol"] > 0 and worst <= g["tol"] and nan_payload is None:
-        return "tolerance", "within %d ulp (allowed %d: contraction-sensitive; %d words differ)" % (
+        return "tolerance", "within %d ulp (allowed %d: contraction or approximation; %d words differ)" % (
             worst, g["tol"], ndiff)
     ulps = "inf" if worst == float("inf") else "%d" % worst
     return "different", "DIFFERENT (up to %s ulp) %s" % (ulps, where)

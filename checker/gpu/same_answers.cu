@@ -374,6 +374,7 @@ int main(int argc, char **argv)
         {"warp", run_warp_cases}, {"warp_partial", run_warp_partial_cases},
         {"atomic", run_atomic_cases}, {"printf", run_printf_cases},
         {"library", run_library_cases},
+        {"half", run_half_cases},
     };
     for (auto &g : groups) {
         if (only && *only && !strstr(only, g.group))

@@ -292,3 +292,33 @@ void harness_catch_abort(void);
 
 /* A count as a sentence says it: "once", "twice", "3 times". */
 void harness_times(uint64_t count, char *buf, size_t len);
+
+/* ==== 16-bit floats (exercises 13-15): fp16 and bf16 on the host, their buffers and poison ============
+ * Added with harness_halves.c, in its own block. The device sees __half or __nv_bfloat16; the suites see
+ * their bits as uint16_t. */
+#ifndef HARNESS_HALVES_H
+#define HARNESS_HALVES_H
+
+typedef enum harness_half_kind { HARNESS_F16, HARNESS_BF16 } harness_half_kind;
+
+/* Fills 16-bit float outputs before a run: a NaN in both formats whose payload no arithmetic produces
+ * (the GPU's NaNs are 0x7FFF). */
+#define HARNESS_POISON_HALF_BITS 0x7FDEu
+
+const char *harness_half_name(harness_half_kind k);                  /* "fp16" or "bf16" */
+float harness_half_to_float(harness_half_kind k, uint16_t h);        /* exact */
+uint16_t harness_float_to_half(harness_half_kind k, float f);        /* to nearest, ties to even */
+/* n random values in [lo, hi), each rounded to the format (seeded like harness_random_floats). */
+void harness_random_halves(harness_half_kind k, uint16_t *out, size_t n, float lo, float hi, uint64_t salt);
+/* A malloc'ed float copy of n 16-bit floats (exact). */
+float *harness_halves_to_floats(harness_half_kind k, const uint16_t *h, size_t n);
+/* An input of n 16-bit floats between guards of the given bits, its start offset_bytes past an aligned
+ * address; an output of n poisoned with HARNESS_POISON_HALF_BITS. */
+dev_buffer dev_input_halves(const uint16_t *h, size_t n, uint16_t guard, size_t offset_bytes);
+dev_buffer dev_output_halves(size_t n);
+/* Writes h as a learner reads it: "the poison NaN (0x7FDE)", "NaN", "+inf", or its value. */
+void harness_describe_half(harness_half_kind k, uint16_t h, char *buf, size_t len);
+/* malloc that fails the test with a sentence when the host is out of memory (never returns NULL). */
+void *harness_alloc(size_t bytes);
+
+#endif /* HARNESS_HALVES_H */

@@ -7,6 +7,12 @@
  *   METRICS_PARTIALS  int fn(const int *d_in, int *d_out, int n, int block): one partial per block (v1-v6)
  *   METRICS_TOTAL     void fn(const int *d_in, int *d_out, int n): the total in d_out[0] (01, 08, 11)
  *   METRICS_FLOAT     void fn(const float *d_in, float *d_out, int n): a float total (09's max, 10)
+ * and Part III's row-wise functions, on n values as rows of METRICS_COLS (1024) values:
+ *   METRICS_ROWS16    void fn(const uint16_t *d_in, float *d_out, int rows, int cols): fp16 row statistics,
+ *                     mean and norm per row (13)
+ *   METRICS_SOFTMAX   void fn(const float *d_in, float *d_out, int rows, int cols): a softmax per row (14)
+ *   METRICS_NORM16    void fn(const uint16_t *d_in, const float *gamma, const float *beta, uint16_t *d_out,
+ *                     int rows, int cols, float eps): an fp16 LayerNorm per row (15)
  *
  * Usage: metrics [n [block]]   (defaults: n = 2^20, block = 256; the input is the same on every run)
  * Exit status: 0 and the line on stdout; 1 when the function failed, found something, or was wrong
@@ -18,10 +24,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define METRICS_PARTIALS 1
 #define METRICS_TOTAL 2
 #define METRICS_FLOAT 3
+#define METRICS_ROWS16 4
+#define METRICS_SOFTMAX 5
+#define METRICS_NORM16 6
+#define METRICS_COLS 1024
 
 #if !defined(METRICS_FN) || !defined(METRICS_SHAPE)
 #error "build with -DMETRICS_FN=<contract function> -DMETRICS_SHAPE=<METRICS_PARTIALS|TOTAL|FLOAT>"
@@ -45,6 +56,72 @@ static int fail(const char *what)
     return 1;
 }
 
+#if METRICS_SHAPE >= METRICS_ROWS16
+/* float to fp16 bits, to nearest even (the values here are multiples of 1/8 below 13: exact). */
+static uint16_t to_half(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t s = (u >> 16) & 0x8000, e = (u >> 23) & 255, m = u & 0x7fffff;
+    if (f == 0.0f) return (uint16_t)s;
+    return (uint16_t)(s | (e - 112) << 10 | m >> 13);
+}
+static float from_half(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    float v = e ? ldexpf((float)(m | 1024), e - 25) : ldexpf((float)m, -24);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Runs the row-wise function on rows x cols values h_x and checks row 0's result (its mean for ROWS16,
+ * that its outputs add up to 1 for SOFTMAX, that they average 0 for NORM16): 1 when right. */
+static int rows_run(const float *h_x, int rows, int cols)
+{
+    size_t count = (size_t)rows * cols;
+    double first = 0;
+#if METRICS_SHAPE == METRICS_SOFTMAX
+    float *d_in, *d_out, *h_out = malloc((size_t)cols * sizeof *h_out);
+    if (!h_out || cudaMalloc((void **)&d_in, count * 4) || cudaMalloc((void **)&d_out, count * 4) ||
+        cudaMemcpy(d_in, h_x, count * 4, cudaMemcpyHostToDevice))
+        return 0;
+    METRICS_FN(d_in, d_out, rows, cols);
+    if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
+    cudaMemcpy(h_out, d_out, (size_t)cols * 4, cudaMemcpyDeviceToHost);
+    for (int c = 0; c < cols; c++) first += h_out[c];
+    return fabs(first - 1) < 1e-3;
+#else
+    uint16_t *h_in = malloc(count * 2), *d_in;
+    if (!h_in) return 0;
+    for (size_t i = 0; i < count; i++) h_in[i] = to_half(h_x[i]);
+    if (cudaMalloc((void **)&d_in, count * 2) || cudaMemcpy(d_in, h_in, count * 2, cudaMemcpyHostToDevice)) return 0;
+#if METRICS_SHAPE == METRICS_ROWS16
+    float *d_out, got[2];
+    if (cudaMalloc((void **)&d_out, 2 * (size_t)rows * 4)) return 0;
+    METRICS_FN(d_in, d_out, rows, cols);
+    if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
+    cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+    for (int c = 0; c < cols; c++) first += from_half(h_in[c]);
+    return fabs(got[0] - first / cols) < 1e-3;
+#else
+    float *d_gamma, *d_beta, *ones = malloc((size_t)cols * 4), *zeros = calloc((size_t)cols, 4);
+    uint16_t *d_out, *h_out = malloc((size_t)cols * 2);
+    if (!ones || !zeros || !h_out) return 0;
+    for (int c = 0; c < cols; c++) ones[c] = 1.0f;
+    if (cudaMalloc((void **)&d_gamma, (size_t)cols * 4) || cudaMalloc((void **)&d_beta, (size_t)cols * 4) ||
+        cudaMalloc((void **)&d_out, count * 2) ||
+        cudaMemcpy(d_gamma, ones, (size_t)cols * 4, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(d_beta, zeros, (size_t)cols * 4, cudaMemcpyHostToDevice))
+        return 0;
+    METRICS_FN(d_in, d_gamma, d_beta, d_out, rows, cols, 1e-5f);
+    if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
+    cudaMemcpy(h_out, d_out, (size_t)cols * 2, cudaMemcpyDeviceToHost);
+    for (int c = 0; c < cols; c++) first += from_half(h_out[c]);
+    return fabs(first / cols) < 1e-2;
+#endif
+#endif
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1 << 20;
@@ -63,7 +140,18 @@ int main(int argc, char **argv)
     emu_metrics m;
     emu_metrics_take(&m); /* start from zero */
 
-#if METRICS_SHAPE == METRICS_FLOAT
+#if METRICS_SHAPE >= METRICS_ROWS16
+    /* Rows of METRICS_COLS values in [-12.5, 12.5]. */
+    int cols = METRICS_COLS, rows = n / cols;
+    if (rows < 1) return fail("needs n >= cols");
+    size_t count = (size_t)rows * cols;
+    float *h_x = malloc(count * sizeof *h_x);
+    if (!h_x) return fail("could not get host memory");
+    for (size_t i = 0; i < count; i++) h_x[i] = (float)value_at(&state) / 8.0f;
+    if (!rows_run(h_x, rows, cols)) return fail("gave a wrong result");
+    free(h_x);
+    (void)out_count;
+#elif METRICS_SHAPE == METRICS_FLOAT
     float *h_in = malloc((size_t)n * sizeof *h_in), *d_in, *d_out, got;
     if (!h_in) return fail("could not get host memory");
     for (int i = 0; i < n; i++) h_in[i] = (float)value_at(&state) / 8.0f;
@@ -108,6 +196,9 @@ int main(int argc, char **argv)
      * warps. threads_per_block is the last launch's (a second pass may use another). */
     double warps = (double)((m.threads_per_block + 31) / 32);
     printf("n=%d block=%d", n, block);
+#if METRICS_SHAPE >= METRICS_ROWS16
+    printf(" cols=%d", METRICS_COLS);
+#endif
     printf(" warp_instructions=%llu thread_instructions=%llu divergent_branches=%llu",
            (unsigned long long)m.warp_instructions, (unsigned long long)m.thread_instructions,
            (unsigned long long)m.divergent_branches);

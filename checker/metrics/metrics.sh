@@ -138,7 +138,8 @@ block() {
         "$AWK_LIB"'
     BEGIN {
         parse(mine, y); parse(ref, x); parse(before, p)
-        head = "Metrics on the emulator (n = " x["n"] (shape == "partials" ? ", block " x["block"] : "") ")"
+        head = "Metrics on the emulator (n = " x["n"] (shape == "partials" ? ", block " x["block"] : "") \
+               (x["cols"] != "" ? ", rows of " x["cols"] : "") ")"
         printf "%s%-44s %18s %18s%s\n", bold, head, "yours", "reference (" name ")", reset
         k = split(shown, ms, " ")
         worst = ""; worst_ratio = 1.25

@@ -56,7 +56,8 @@ for nn in $(exercise_numbers); do
     case $nn in
     09) continue ;;  # max, min and dot product: not sums
     12) continue ;;  # the library itself: bench.cu times thrust::reduce and CUB directly
-    10) add_object "$nn" "$sol" ref_ || say "The reference $sol did not compile." ;;  # floats already
+    # 10 sums floats already; Part III's row-wise kernels have their own table (checker/bench/bench_rows.cuh)
+    10 | 13 | 14 | 15) add_object "$nn" "$sol" ref_ || say "The reference $sol did not compile." ;;
     *) add_reference "$nn" "$sol" ;;
     esac
     if [ $mode = time ] && [ "$(checker/scripts/progress.sh state "$nn")" = done ]; then
@@ -86,6 +87,15 @@ if [ $mode = check ]; then
 fi
 say "Timing every version at 2^20 to 2^${BENCH_MAX_LOG2:-28} ints, then floats (your exercises appear once \`make exNN\` passes)..."
 "$out/bench" "${BENCH_MAX_LOG2:-28}" "$out/bench.csv" | tee "$out/bench.txt"
+# Part III beside a library: PyTorch's softmax, layer_norm and rms_norm at the same shapes, where this
+# machine's python3 has torch.
+if python3 -c 'import torch' 2>/dev/null; then
+    say ""
+    python3 checker/bench/rows_torch.py "$out/rows.csv" | tee "$out/rows_torch.txt"
+else
+    say ""
+    say "PyTorch is not installed for python3 here, so Part III's kernels are not timed beside it."
+fi
 if command -v python3 >/dev/null && python3 -c 'import matplotlib' 2>/dev/null; then
     python3 checker/bench/chart.py "$out/bench.csv" "$out/bench.png" && say "" && say "Chart: $out/bench.png"
 else

@@ -3,7 +3,9 @@
 # Steps: test (make test on the GPU and the emulator), report (make ex05 as a skeleton, as the solution and
 # with a missing __syncthreads(); make ex02 and ex01 with two of the corpus's realistic mistakes), bench
 # (make bench), compare (GPU vs emulator answers), ncu (emulator metrics vs Nsight Compute), sass (the SASS
-# of exercise 01's atomics on ints and floats, by checker/scripts/sass.sh). Needs .deps/ from
+# of exercise 01's atomics on ints and floats, by checker/scripts/sass.sh), part3 (exercises 13 to 15: each
+# reference graded on the GPU, gpu-compare's 16-bit and approximate instructions, make bench's row-wise
+# table beside PyTorch). Needs .deps/ from
 # checker/scripts/device-deps.sh where Check is not installed.
 # Each step's whole log goes to $OUT/logs.tgz (the device tool brings $OUT back); its tail is printed.
 set -u
@@ -30,6 +32,7 @@ step() {
 save() {
     cp build/gpu/bench/bench.png build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$out/" 2>/dev/null
     cp build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$logs/" 2>/dev/null
+    cp build/gpu/bench/rows.csv build/gpu/bench/rows_torch.txt "$logs/" 2>/dev/null
     tar -czf "$out/logs.tgz" -C "$logs" .
 }
 
@@ -53,6 +56,21 @@ report() {
     done
 }
 
+# Part III on the GPU: each reference solution graded (the emulator-only tests are skipped there), the
+# emulator's 16-bit and approximate instructions against the GPU's, and the row-wise bench (the sums'
+# tables at 2^20 only, to save time) with PyTorch beside it.
+part3() {
+    local nn
+    for nn in 13 14 15; do
+        echo "----- solution of exercise $nn on the GPU"
+        make --no-print-directory grade-file EX=$nn FILE="$(ls solutions/ex${nn}_*.cu)"
+    done
+    echo "----- gpu-compare, the half group"
+    ONLY=half make --no-print-directory gpu-compare
+    echo "----- bench"
+    BENCH_MAX_LOG2=20 make --no-print-directory bench
+}
+
 # The scripts' own files go into the archive too: the device tool brings back only a few files.
 export OUT="$logs/files"
 mkdir -p "$OUT"
@@ -65,6 +83,7 @@ for s in "$@"; do
     compare) step gpu-compare 40 make --no-print-directory gpu-compare ;;
     ncu) step ncu-compare 60 make --no-print-directory ncu-compare ;;
     sass) step atomics-sass 40 bash -c 'checker/scripts/sass.sh atomic-int; checker/scripts/sass.sh atomic-float' ;;
+    part3) step part3 80 part3 ;;
     *) echo "device-check: unknown step $s" ;;
     esac
 done

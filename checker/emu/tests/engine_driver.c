@@ -1,13 +1,14 @@
 /* engine_driver.c - runs one kernel of a .ptx file on the engine and prints its outputs and metrics.
  *
- * usage: engine_driver [--bench] [--metrics] FILE.ptx KERNEL GX BX SHARED ARG...
+ * usage: engine_driver [--bench] [--metrics] [--all] FILE.ptx KERNEL GX BX SHARED ARG...
  *   GX, BX: grid and block sizes in x (or "X,Y,Z")      SHARED: dynamic shared bytes
  *   ARG:  i=N  u=N  l=N  f=X             a scalar parameter (int, unsigned, long long, float)
  *         in:T:N:P                        a device buffer of N elements of T (i32 u32 i64 f32 f64),
  *                                         filled with P: iota, ones, neg (-(i+1)), alt (+-1), rand, nan (floats
  *                                         with a NaN and infinities), uninit (never written)
  *         out:T:N[:V]                     an output buffer set to V (default 0), printed after the run
- * Prints "error E", then each output buffer ("out0: v v v ..." up to 40 values, then "sum=S"),
+ * Prints "error E", then each output buffer ("out0: v v v ..." up to 40 values, then "sum=S"; with --all
+ * every value),
  * then with --metrics the launch's counters; --bench prints warp instructions per second.
  */
 #define _ISOC11_SOURCE
@@ -54,6 +55,8 @@ static void fill(buf *b, const char *pat)
     }
 }
 
+static int print_all;
+
 static void print_buf(int k, const buf *b)
 {
     printf("out%d:", k);
@@ -65,9 +68,9 @@ static void print_buf(int k, const buf *b)
         else if (!strcmp(b->type, "i64")) { int64_t v = ((int64_t *)b->mem)[i]; sum += (double)v; snprintf(s, sizeof s, "%lld", (long long)v); }
         else if (!strcmp(b->type, "f32")) { float v = ((float *)b->mem)[i]; sum += v; snprintf(s, sizeof s, "%.9g", v); }
         else { double v = ((double *)b->mem)[i]; sum += v; snprintf(s, sizeof s, "%.17g", v); }
-        if (i < 40) printf(" %s", s);
+        if (i < 40 || print_all) printf(" %s", s);
     }
-    if (b->n > 40) printf(" ... sum=%.17g", sum);
+    if (b->n > 40 && !print_all) printf(" ... sum=%.17g", sum);
     printf("\n");
 }
 
@@ -99,6 +102,7 @@ int main(int argc, char **argv)
     for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
         if (!strcmp(argv[a], "--bench")) bench = 1;
         if (!strcmp(argv[a], "--metrics")) metrics = 1;
+        if (!strcmp(argv[a], "--all")) print_all = 1;
     }
     if (argc - a < 5) { fprintf(stderr, "usage: engine_driver [--bench] [--metrics] FILE.ptx KERNEL GRID BLOCK SHARED ARG...\n"); return 2; }
     size_t len;
