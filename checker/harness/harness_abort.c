@@ -11,7 +11,7 @@ static void on_abort(int sig)
 {
     (void)sig;
     signal(SIGABRT, SIG_DFL);   /* an abort in what follows ends the process as before */
-    char findings[4096] = "";
+    char findings[16384] = "";
     int n = backend_take_findings(findings, sizeof findings);
     harness_fail(_("Does a library call get a range longer than the data, or a pointer it cannot use? Thrust "
                    "turns the CUDA error of its kernel into the exception; a finding of the emulator, when there "

@@ -171,6 +171,9 @@ static void remember_endless_kernels(void)
 int harness_run(const harness_exercise *ex, int argc, char **argv)
 {
     course_i18n_init();   /* before anything is said, and before the tests' processes are forked */
+    /* Check cuts a failure's message at 4 KiB; one with two findings in Chinese (3 bytes a character) can
+     * come near that. */
+    check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
     const char *no_colour = getenv("NO_COLOR");
     int tty = isatty(STDOUT_FILENO);

@@ -53,16 +53,19 @@ static int was_shown(char class, const char *key, size_t len)
 }
 
 /* Prints text (len bytes) indented under the test, broken so that no line passes 100 columns: between
- * words, or between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold;
- * the lines after it are indented past it. */
+ * words, or between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold,
+ * then a space (none after a full-width mark: "提示："); the lines after it are indented past it. */
 static void print_wrapped(const char *label, const char *text, int len)
 {
-    int indent = label ? text_width(label, strlen(label)) + 1 : 0, width = REPORT_WIDTH - REPORT_INDENT - indent;
+    size_t label_len = label ? strlen(label) : 0;
+    const char *space = label_len && (unsigned char)label[label_len - 1] < 0x80 ? " " : "";
+    int indent = label ? text_width(label, label_len) + (int)strlen(space) : 0;
+    int width = REPORT_WIDTH - REPORT_INDENT - indent;
     int first = 1;
     size_t left = len > 0 ? (size_t)len : 0;
     while (left > 0) {
         size_t next, cut = text_fit(text, left, width, &next);
-        if (first && label) printf("%*s%s%s%s %.*s\n", REPORT_INDENT, "", BOLD, label, RESET, (int)cut, text);
+        if (first && label) printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);
         else printf("%*s%*s%.*s\n", REPORT_INDENT, "", indent, "", (int)cut, text);
         first = 0;
         text += next;
@@ -243,10 +246,15 @@ static void print_failure(const char *msg)
          * the learner's language; the tag keeps it in English, as the emulator filed it). */
         int place_len;
         const char *place = tag_place(f, &place_len);
-        char noun[600], text[2400];
+        char noun[600], body[6000], text[8000];
         snprintf(noun, sizeof noun, "%.*s", tag_noun_len(f), f->tag);
-        int n = snprintf(text, sizeof text, "%.*s%s%s: %.*s%s%.*s", place_len, place, place_len ? ": " : "",
-                         _(noun), f->body_len, f->body, f->more ? " " : "", f->more_len, f->more ? f->more : "");
+        /* The count after the text, with a space after an English sentence (none after a Chinese one). */
+        int wide_end = f->body_len > 0 && (unsigned char)f->body[f->body_len - 1] >= 0x80;
+        snprintf(body, sizeof body, "%.*s%s%.*s", f->body_len, f->body, f->more && !wide_end ? " " : "",
+                 f->more_len, f->more ? f->more : "");
+        /* TRANSLATORS: a finding: its kind ("race inside a warp"), then what happened. */
+        int n = snprintf(text, sizeof text, "%.*s%s", place_len, place, place_len ? ": " : "");
+        if (n > 0 && (size_t)n < sizeof text) snprintf(text + n, sizeof text - (size_t)n, _("%s: %s"), _(noun), body);
         size_t noun_at = place_len ? (size_t)place_len + 2 : 0;
         if (n > 0 && noun_at < sizeof text && text[noun_at] >= 'a' && text[noun_at] <= 'z') text[noun_at] -= 'a' - 'A';
         print_wrapped(NULL, text, (int)strlen(text));

@@ -11,7 +11,7 @@
  * that reads past n still gives a result, so they wait here for the test's own check, whose failure then
  * says where the stray access was (harness_fail_at appends them). A test whose results were right anyway
  * fails at its end (harness_expect_no_pending_findings). */
-static char pending[4096];
+static char pending[16384];
 
 static int is_guard_finding(const char *line)
 {
@@ -45,7 +45,7 @@ static int keep_guard_findings(char *buf)
 
 void harness_fail_at(const char *file, int line, const char *hint, const char *fmt, ...)
 {
-    char msg[8192];
+    char msg[32768];
     va_list ap;
     va_start(ap, fmt);
     int used = vsnprintf(msg, sizeof msg, fmt, ap);
@@ -124,7 +124,7 @@ static const char *findings_suffix(char *buf, size_t len)
 void harness_cuda_ok(cudaError_t err, const char *expr, const char *file, int line)
 {
     if (err == cudaSuccess) return;
-    char findings[4096] = "";
+    char findings[16384] = "";
     findings_suffix(findings, sizeof findings);
     harness_fail_at(file, line, NULL, _("%s returned %s (%s).%s%s"), expr, cudaGetErrorName(err),
                     cudaGetErrorString(err), *findings ? "\n" : "", findings);
@@ -168,7 +168,7 @@ static const char *run_hint(cudaError_t err)
 
 void harness_after_launch(const char *what)
 {
-    char findings[4096] = "";
+    char findings[16384] = "";
     cudaError_t launch = cudaGetLastError();
     if (launch != cudaSuccess && is_launch_error(launch)) {
         findings_suffix(findings, sizeof findings);

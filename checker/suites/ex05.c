@@ -106,7 +106,7 @@ START_TEST(test_ex05_last_warp_synchronises)
         int range = harness_safe_int_range((size_t)n), h_in[2048];
         harness_random_ints(h_in, (size_t)n, -range, range, 90 + k);
         dev_buffer in = dev_input_ints(h_in, (size_t)n), out = dev_output_ints(1);
-        char findings[4096] = "";
+        char findings[16384] = "";
         backend_take_findings(findings, sizeof findings); /* start from none */
         reduce_v4(dev_ptr(&in), dev_ptr(&out), n, block);
         CUDA_OK(cudaGetLastError());
