@@ -93,10 +93,11 @@ fi
 
 # Prints hint K (1-based) after a bold label, wrapped to fit 100 columns, its later lines under its text.
 show() {
-    local k=$1 label
+    local k=$1 label space=" "
     label=$(textf 'Hint %s of %s:' "$k" "$count")
-    printf '%s\n' "$BOLD$label$RESET $(printf '%s\n' "$hints" | sed -n "${k}p")" |
-        if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" wrap 100 $(($(text_width "$label") + 1)); else cat; fi
+    case $label in *：) space="" ;; esac   # no space after a full-width colon
+    printf '%s\n' "$BOLD$label$RESET$space$(printf '%s\n' "$hints" | sed -n "${k}p")" |
+        if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" wrap 100 $(($(text_width "$label$space"))); else cat; fi
 }
 
 if [ "$shown" -ge "$count" ]; then
