@@ -181,9 +181,15 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (!opt.second_opinion) printf("%sExercise %s: %s%s\n", BOLD, ex->number, ex->title, RESET);
     if (backend && opt.second_opinion)
         printf("Running on %s with seed %" PRIu64 ".\n", backend, seed);
-    else if (backend)
-        printf("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run).\n\n",
-               backend, seed, seed, ex->number);
+    else if (backend) {
+        /* A GPU's name can make this longer than the terminal's 100 columns: then the replay goes below. */
+        char line[400];
+        int len = snprintf(line, sizeof line, "Running on %s with seed %" PRIu64 " (SEED=%" PRIu64
+                           " make ex%s replays this run).", backend, seed, seed, ex->number);
+        if (len <= 100) printf("%s\n\n", line);
+        else printf("Running on %s with seed %" PRIu64 "\n(SEED=%" PRIu64 " make ex%s replays this run).\n\n",
+                    backend, seed, seed, ex->number);
+    }
     else
         printf("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
                "kernels are skipped; only the tests that need no device run.\n\n");
