@@ -224,7 +224,10 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (why) {
             *r = (harness_result){.name = t->name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
             skipped += t->needs != NEEDS_NOTHING && !backend;
-            printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, t->name, DIM, why, RESET);
+            if (4 + strlen(t->name) + 3 + strlen(why) <= 100)
+                printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, t->name, DIM, why, RESET);
+            else   /* the reason on a line of its own, rather than past the terminal's 100 columns */
+                printf("  %s-%s %s\n      %s(%s)%s\n", DIM, RESET, t->name, DIM, why, RESET);
             fflush(stdout);
             continue;
         }
