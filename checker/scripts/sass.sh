@@ -98,6 +98,7 @@ box() {
 check() {
     local failed=0 compared=0 skipped=0 made here file name
     here=$(nvcc_version)
+    rm -f "$work"/box-*.txt   # made afresh on every check
     while IFS=: read -r file _ name; do
         name=${name#*sass.sh }
         awk -v cmd="\$ checker/scripts/sass.sh $name" '$0 == cmd { on = 1; next } on && /^```/ { exit } on' \
@@ -109,11 +110,13 @@ check() {
             continue
         fi
         compared=$((compared + 1))
-        if box "$name" >"$work/now.txt" && cmp -s "$work/lesson.txt" "$work/now.txt"; then
+        # Each box is made once, however many lessons (and editions) show it.
+        [ -s "$work/box-$name.txt" ] || box "$name" >"$work/box-$name.txt" || rm -f "$work/box-$name.txt"
+        if [ -s "$work/box-$name.txt" ] && cmp -s "$work/lesson.txt" "$work/box-$name.txt"; then
             say "  ✓ $file: $name"
         else
             say "  ✗ $file: $name is not what sass.sh prints now:"
-            diff "$work/lesson.txt" "$work/now.txt" | head -n 10 | sed 's/^/      /'
+            diff "$work/lesson.txt" "$work/box-$name.txt" | head -n 10 | sed 's/^/      /'
             failed=$((failed + 1))
         fi
     done < <(grep -rn '^\$ checker/scripts/sass.sh ' lessons exercises --include='*.md')
