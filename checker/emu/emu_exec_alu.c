@@ -168,6 +168,11 @@ uint64_t emu_cvt(const emu_insn *in, uint64_t a)
     }
     if (sk == EMU_K_F && dk == EMU_K_F) {
         double v = float_value(st, a, fz);
+        /* NaNs the GPU keeps (seen on an H100, sm_90): a bf16 widens to a float by a shift, payload and all;
+         * a double narrows to a bf16 keeping its sign and the top 7 bits of its payload, made quiet. */
+        if (v != v && st == EMU_T_BF16 && dt == EMU_T_F32) return (a & 0xffff) << 16;
+        if (v != v && st == EMU_T_F64 && dt == EMU_T_BF16)
+            return ((a >> 48) & 0x8000) | 0x7fc0 | ((a >> 45) & 0x7f);
         if (in->rnd >= EMU_RND_RNI) v = round_int(v, in->rnd);
         if (sat) v = v != v ? 0.0 : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
         if (dt == EMU_T_F32) { float r = (float)v; if (fz) r = ftz(r); return uf32(r); }

@@ -90,8 +90,9 @@ static uint16_t half_op(const emu_insn *in, uint16_t ha, uint16_t hb, uint16_t h
     }
     double a = emu_half_value(t, ha), b = emu_half_value(t, hb), c = emu_half_value(t, hc), p, r, err = 0;
     switch (in->op) {
-    case EMU_OP_NEG: return ha ^ 0x8000;
-    case EMU_OP_ABS: return ha & 0x7fff;
+    /* neg and abs of a NaN give the canonical NaN in both formats (seen on an H100, sm_90: PTX leaves it open) */
+    case EMU_OP_NEG: return a != a ? HALF_NAN : ha ^ 0x8000;
+    case EMU_OP_ABS: return a != a ? HALF_NAN : ha & 0x7fff;
     case EMU_OP_MIN: case EMU_OP_MAX: {
         if (a != a || b != b) {
             if ((in->flags & EMU_F_NAN) || (a != a && b != b)) return HALF_NAN;

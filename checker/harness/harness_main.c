@@ -185,9 +185,15 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (!opt.second_opinion) printf(_("%sExercise %s: %s%s\n"), BOLD, ex->number, _(ex->title), RESET);
     if (backend && opt.second_opinion)
         printf(_("Running on %s with seed %" PRIu64 ".\n"), backend, seed);
-    else if (backend)
-        printf(_("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run).\n\n"),
-               backend, seed, seed, ex->number);
+    else if (backend) {
+        /* A GPU's name can make this longer than the terminal's 100 columns: then the replay goes below. */
+        char line[600];
+        snprintf(line, sizeof line, _("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run)."),
+                 backend, seed, seed, ex->number);
+        if (text_width(line, strlen(line)) <= 100) printf("%s\n\n", line);
+        else printf(_("Running on %s with seed %" PRIu64 "\n(SEED=%" PRIu64 " make ex%s replays this run).\n\n"),
+                    backend, seed, seed, ex->number);
+    }
     else
         printf("%s", _("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
                        "kernels are skipped; only the tests that need no device run.\n\n"));
@@ -224,7 +230,10 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (why) {
             *r = (harness_result){.name = name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
             skipped += t->needs != NEEDS_NOTHING && !backend;
-            printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
+            if (4 + text_width(name, strlen(name)) + 3 + text_width(why, strlen(why)) <= 100)
+                printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
+            else   /* the reason on a line of its own, rather than past the terminal's 100 columns */
+                printf("  %s-%s %s\n      %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
             fflush(stdout);
             continue;
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # device-deps.sh - packs this machine's Check library into .deps/ (gitignored) so that it can travel to a
-# GPU machine that has no package archive: headers, static libraries, and a pkg-config stand-in.
+# GPU machine that has no package archive: headers, static libraries, a pkg-config stand-in, and patch
+# (make test applies the corpus's patches; it needs only libc).
 # On the GPU machine: export PATH="$PWD/.deps/bin:$PATH" before make.
 set -eu
 rm -rf .deps
@@ -8,6 +9,7 @@ mkdir -p .deps/include .deps/lib .deps/bin
 cp /usr/include/check.h /usr/include/check_stdint.h .deps/include/
 cp "$(dpkg -L check | grep 'libcheck_pic.a$')" .deps/lib/libcheck.a
 cp "$(dpkg -L libsubunit-dev | grep 'libsubunit.a$')" .deps/lib/
+cp "$(command -v patch)" .deps/bin/
 cat > .deps/bin/pkg-config <<'SHIM'
 #!/usr/bin/env bash
 # A pkg-config stand-in that knows one package: the Check library packed beside it.

@@ -50,7 +50,11 @@ if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
     say "$DIM$(textf "The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:")$RESET"
     run_on emu --second-opinion || status=1
 fi
-checker/scripts/hint.sh record "$nn" "$STATE_DIR/ex$nn.$BACKEND.tap"
+# The hint follows the first failure; on a GPU, the emulator's when it has one: it names the cause (a race,
+# a read past n) where the GPU only shows a wrong sum.
+tap="$STATE_DIR/ex$nn.$BACKEND.tap"
+[ "$BACKEND" = gpu ] && grep -q '^not ok' "$STATE_DIR/ex$nn.emu.tap" 2>/dev/null && tap="$STATE_DIR/ex$nn.emu.tap"
+checker/scripts/hint.sh record "$nn" "$tap"
 if [ $status -eq 0 ]; then
     # The emulator's counters for this kernel beside the reference's (only for a kernel that runs right:
     # one that does not would only repeat the report above, or never end).

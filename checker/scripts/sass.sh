@@ -24,7 +24,7 @@ tree-strided; 03; solutions/v2_strided_index.cu; loop; one step of the strided i
 tree-v2; 03; solutions/v2_sequential.cu; loop; one step of v2's tree (the loop's body)
 v6-loop; 07; solutions/v6_shuffle.cu; loop; v6's grid-stride loop, four elements per turn
 v6-shuffles; 07; solutions/v6_shuffle.cu; range:SHFL:BAR.SYNC:SHFL|IADD; v6's first warp_reduce
-reduce-add-sync; 07; checker/unusual/ex07/reduce_add_sync.cu; grep:SHFL|REDUX; v6 with __reduce_add_sync
+reduce-add-sync; 07; checker/unusual/ex07/reduce_add_sync.patch; grep:SHFL|REDUX; v6 with __reduce_add_sync
 ex09-max; 09; solutions/ex09_beyond_sum.cu#MaxOp7Element; loop; the grid-stride loop of reduce_max
 ex09-dot; 09; solutions/ex09_beyond_sum.cu#SumOp7Product; loop; the grid-stride loop of dot_product
 BOXES
@@ -41,6 +41,10 @@ disassemble() {
         src="$work/$name.cu"
     else
         include=(-include "checker/contracts/ex$nn.h")   # the float file's types differ from the contract's
+        if [ "${src%.patch}" != "$src" ]; then   # a corpus or unusual entry: its patch applied to its solution
+            corpus_apply "$src" "$work/$name.cu" || return 1
+            src="$work/$name.cu"
+        fi
     fi
     ${NVCC:-nvcc} -arch="$arch" -O3 -cubin "${include[@]}" -o "$work/$name.cubin" "$src" >"$work/$name.log" 2>&1 ||
         { say "sass.sh: $src did not compile for $arch:"; head -n 5 "$work/$name.log"; return 1; }
@@ -76,12 +80,12 @@ select_lines() {
 # Prints box NAME: a line that says what it is, from which file, for which GPU and by which nvcc, then
 # the instructions.
 box() {
-    local name nn src how what
+    local name nn src how what file
     while IFS=';' read -r name nn src how what; do
         [ "$name" = "$1" ] || continue
         nn=${nn# } src=${src# } how=${how# } what=${what# }
-        say "$what: ${src#float:}${src%%:*}, $arch, nvcc $(nvcc_version)" |
-            sed 's/\.cufloat,/.cu on floats,/; s/\.cu[^,]*,/.cu,/'
+        file=${src#float:} file=${file%%#*}
+        printf '%s\n' "$what: $file, $arch, nvcc $(nvcc_version)"
         disassemble "$nn" "$src" "$name" | select_lines "$how"
         return
     done < <(boxes)
@@ -94,6 +98,7 @@ box() {
 check() {
     local failed=0 compared=0 skipped=0 made here file name
     here=$(nvcc_version)
+    rm -f "$work"/box-*.txt   # made afresh on every check
     while IFS=: read -r file _ name; do
         name=${name#*sass.sh }
         awk -v cmd="\$ checker/scripts/sass.sh $name" '$0 == cmd { on = 1; next } on && /^```/ { exit } on' \
@@ -105,11 +110,13 @@ check() {
             continue
         fi
         compared=$((compared + 1))
-        if box "$name" >"$work/now.txt" && cmp -s "$work/lesson.txt" "$work/now.txt"; then
+        # Each box is made once, however many lessons (and editions) show it.
+        [ -s "$work/box-$name.txt" ] || box "$name" >"$work/box-$name.txt" || rm -f "$work/box-$name.txt"
+        if [ -s "$work/box-$name.txt" ] && cmp -s "$work/lesson.txt" "$work/box-$name.txt"; then
             say "  ✓ $file: $name"
         else
             say "  ✗ $file: $name is not what sass.sh prints now:"
-            diff "$work/lesson.txt" "$work/now.txt" | head -n 10 | sed 's/^/      /'
+            diff "$work/lesson.txt" "$work/box-$name.txt" | head -n 10 | sed 's/^/      /'
             failed=$((failed + 1))
         fi
     done < <(grep -rn '^\$ checker/scripts/sass.sh ' lessons exercises --include='*.md')
