@@ -28,7 +28,7 @@ fi
 # points at the line, instead of a wrong call at run time.
 if ! $NVCC $flags -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" -c "$src" \
         -o "$out/kernel.o" >"$log" 2>&1; then
-    say "$BOLD$(textf 'Your file does not compile yet.')$RESET $(textf 'nvcc says:')"
+    say "$(joined "$BOLD$(textf 'Your file does not compile yet.')$RESET" "$(textf 'nvcc says:')")"
     # nvcc writes file(line); editors turn file:line into a link.
     sed -E 's/^([^ :(]+\.cu)\(([0-9]+)\): /\1:\2: /' "$log" | grep -v '^$' | head -n 30 | sed 's/^/    /'
     # A changed signature: the contract's declaration clashes with the learner's definition.
@@ -43,10 +43,10 @@ if ! $CXX -o "$out/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/o
     missing=$(grep -o "undefined reference to \`[^']*'" "$log" | sed "s/undefined reference to \`//; s/'//" |
               grep -v '^__cuda' | sort -u | tr '\n' ' ')
     if [ -n "$missing" ]; then
-        say "$BOLD$(textf 'Your file compiles, but it does not define')$RESET $missing"
+        say "$(joined "$BOLD$(textf 'Your file compiles, but it does not define')$RESET" "$missing")"
         sayf 'Keep the extern "C" functions of the skeleton, with the same names: the checker calls them.'
     else
-        say "$BOLD$(textf 'Your file compiles, but it does not link.')$RESET $(textf 'The linker says:')"
+        say "$(joined "$BOLD$(textf 'Your file compiles, but it does not link.')$RESET" "$(textf 'The linker says:')")"
         head -n 20 "$log" | sed 's/^/    /'
     fi
     exit 4

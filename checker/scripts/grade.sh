@@ -68,10 +68,12 @@ if [ $status -eq 0 ]; then
     checker/scripts/predict.sh show "$nn"
     next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
     if [ -n "$next" ]; then
-        say "$GREEN$(textf 'Well done.')$RESET $(textf 'Next: read %s, then run `make ex%s`.' "$(exercise_lesson "$next")" "$next")"
+        say "$(joined "$GREEN$(textf 'Well done.')$RESET" \
+            "$(textf 'Next: read %s, then run `make ex%s`.' "$(exercise_lesson "$next")" "$next")")"
         checker/scripts/predict.sh offer "$next"
     else
-        say "$GREEN$(textf 'Well done: that was the last exercise.')$RESET $(textf 'Run `make check` to see the whole course.')"
+        say "$(joined "$GREEN$(textf 'Well done: that was the last exercise.')$RESET" \
+            "$(textf 'Run `make check` to see the whole course.')")"
     fi
     sayf '`make solution ex%s` shows the reference solution beside yours.' "$nn"
 else

@@ -119,6 +119,18 @@ exercise_title() {
         sed -e 's/^Exercise [0-9]*: *//' -e 's/^练习 *[0-9]*[：:] *//' -e '/^v[0-9]/!s/^\(.\)/\U\1/'
 }
 
+# joined A B: two pieces of one line (a bold label, then a sentence): a space between them, none where the
+# line is Chinese at the seam (after a full-width mark, or between two Chinese characters).
+joined() {
+    local LC_ALL=C a=$1 b=$2 esc=$'\033'
+    a=${a%"$esc"\[*m} b=${b#"$esc"\[*m}   # a colour at the seam takes no room
+    case $a in
+    *。 | *： | *； | *， | *！ | *？ | *）) printf '%s%s' "$1" "$2" ;;
+    *) if [[ ${a: -1} > $'\177' && ${b:0:1} > $'\177' ]]; then printf '%s%s' "$1" "$2"
+       else printf '%s %s' "$1" "$2"; fi ;;
+    esac
+}
+
 # Prints its arguments as one line; a longer one than 100 columns is broken between words (or between two
 # Chinese characters), its later lines indented as the first one is.
 say() {

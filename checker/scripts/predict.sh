@@ -103,7 +103,8 @@ show)
         textf '%s: %s in %s, %s in yours' "$(label "$m")" "$(fmt "$a")" "$pname" "$(fmt "$b")"
     }
     say ""
-    say "$BOLD$(textf 'Your prediction beside the measurement')$RESET $(textf '(on the emulator, n = %s):' "$(fmt "$(value n "$after")")")"
+    say "$(joined "$BOLD$(textf 'Your prediction beside the measurement')$RESET" \
+        "$(textf '(on the emulator, n = %s):' "$(fmt "$(value n "$after")")")")"
     sayf '  You expected %s to move most, and that it %s.' "$(label "$guess")" "$(change_short "$change")"
     a=$(value "$guess" "$before") b=$(value "$guess" "$after")
     right_change=$([ "$(bucket "$a" "$b")" = "$change" ] && echo 1)

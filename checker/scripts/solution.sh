@@ -15,7 +15,7 @@ if [ "$(checker/scripts/progress.sh state "$nn")" != done ]; then
     exit 2
 fi
 
-say "$BOLD$(textf 'Exercise %s is done.' "$nn")$RESET $(textf 'The reference solution is %s.' "$sol")"
+say "$(joined "$BOLD$(textf 'Exercise %s is done.' "$nn")$RESET" "$(textf 'The reference solution is %s.' "$sol")")"
 say ""
 if [ -z "$file" ] || [ ! -f "$file" ]; then
     sayf 'Your file is missing from %s, so there is nothing to compare; `make reset ex%s` brings the starting file back.' "$dir" "$nn"
@@ -61,7 +61,8 @@ next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
 if [ -n "$next" ]; then
     say ""
     next_lesson=$(exercise_lesson "$next")
-    say "$BOLD$(textf 'What the next exercise changes')$RESET $(textf '(%s, "%s"):' "$next_lesson" "$(exercise_title "$next")")"
+    say "$(joined "$BOLD$(textf 'What the next exercise changes')$RESET" \
+        "$(textf '(%s, "%s"):' "$next_lesson" "$(exercise_title "$next")")")"
     say ""
     awk -v section="$(lesson_section "$next_lesson" "## Goal")" '/^## / { inside = ($0 == section); next } inside' \
         "$next_lesson" |

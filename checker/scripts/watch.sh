@@ -58,7 +58,8 @@ grade() {
     if [ $interactive = 0 ]; then
         say "$DIM$(textf 'Watching %s: save it to grade again; Ctrl-C stops.' "$file")$RESET"
     elif [ $passed = 1 ] && [ -n "$(next_exercise)" ]; then
-        say "$BOLD$(textf 'Press n for the next exercise (ex%s), q to quit;' "$(next_exercise)")$RESET $(textf 'or keep editing: each save grades again.')"
+        say "$(joined "$BOLD$(textf 'Press n for the next exercise (ex%s), q to quit;' "$(next_exercise)")$RESET" \
+            "$(textf 'or keep editing: each save grades again.')")"
     else
         say "$DIM$(textf 'Watching %s: each save grades again. Keys: r re-run, h next hint, q quit.' "$file")$RESET"
     fi
