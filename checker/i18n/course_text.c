@@ -11,7 +11,6 @@
  *                                     right-aligns its field in n columns, -n left-aligns it, 0 leaves it
  *                                     as it is; one space between columns (escape sequences take none)
  *   course-text width TEXT            the columns TEXT takes
- *   course-text lesson PATH           PATH, or its Chinese twin (lesson.zh-CN.md) when the language is Chinese
  *   course-text phrase TEXT           TEXT in context "phrase" (hint.sh's symptoms, see i18n.h's P_)
  *   course-text lang                  zh_CN, or en (English also when the catalog is not compiled)
  *   course-text wanted                the language the environment asks for, compiled catalog or not
@@ -101,7 +100,7 @@ static void wrap_text(const char *text, int width)
 static int usage(void)
 {
     fprintf(stderr, "usage: course-text say|text FORMAT [ARG...] | tr MSGID | phrase TEXT | wrap [WIDTH [HANG]] | "
-                    "cols WIDTH... | width TEXT | lesson PATH | lang | wanted\n");
+                    "cols WIDTH... | width TEXT | lang | wanted\n");
     return 2;
 }
 
@@ -151,11 +150,6 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "width") && argc == 3) {
         printf("%d\n", text_width(argv[2], strlen(argv[2])));
-        return 0;
-    }
-    if (!strcmp(cmd, "lesson") && argc == 3) {
-        char buf[4096];
-        puts(course_lesson_path(argv[2], buf, sizeof buf));
         return 0;
     }
     return usage();

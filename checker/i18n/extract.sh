@@ -2,10 +2,10 @@
 # extract.sh OUTDIR - takes the course's translatable text out of its sources, one template per part of the
 # catalog: OUTDIR/PART.pot for each part of PARTS below (checker/po/zh_CN/PART.po translates it). A msgid
 # belongs to the first part that has it, so that the parts can be translated side by side and joined.
-# What is marked: in C, _("..."), N_("..."), _n("...", "...", n), P_("...") (in context "phrase"), and
-# the emulator's message functions; in the scripts,
-# sayf '...' and textf '...' (lib.sh); the sentences of checker/metrics/manifest.txt (moved, why); the
-# texts of checker/suites/hints.txt (in context "phrase": a phrase of a failure's text, see hint.sh).
+# What is marked: in C, _("..."), N_("..."), _n("...", "...", n), P_("...") (in context "phrase") and
+# the emulator's message functions (emu_text.h); in the scripts, sayf '...', textf '...' and course_tr
+# '...' (lib.sh); the sentences of checker/metrics/manifest.txt (moved, why); the texts of
+# checker/suites/hints.txt (in context "phrase": a phrase of a failure's text, see hint.sh).
 set -euo pipefail
 out=${1:?usage: extract.sh OUTDIR}
 mkdir -p "$out"

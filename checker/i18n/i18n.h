@@ -20,7 +20,7 @@
 const char *course_text(const char *msgid) __attribute__((format_arg(1)));
 /* A phrase that other messages contain, looked up in context "phrase" (hint.sh's symptoms are such phrases
  * too): the code finds it in a message whatever its language, so every translation that contains the
- * English phrase contains the phrase's translation (report-editions.sh checks it). */
+ * English phrase contains the phrase's translation (report-editions.py checks it). */
 #define P_(phrase) course_phrase(phrase)
 const char *course_phrase(const char *phrase) __attribute__((format_arg(1)));
 /* The form for a count n: singular or plural in English, the catalog's form for n in the language. */

@@ -1,7 +1,7 @@
 # checker/i18n/i18n.mk - the course's text in the learner's language: the language module the harness links,
 # course-text (the scripts' tool), and the Chinese catalog compiled from checker/po/zh_CN/*.po with msgfmt.
 # Included by the top-level Makefile. `make po-update` (course developers) extracts the marked text again
-# and merges it into the .po files; checker/scripts/report-editions.sh checks that nothing is missing.
+# and merges it into the .po files; checker/scripts/report-editions.py checks that nothing is missing.
 
 I18N_DIR    := checker/i18n
 PO_DIR      := checker/po

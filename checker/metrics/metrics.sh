@@ -66,8 +66,8 @@ version_of_exercise() { versions | awk -F'|' -v n="$1" '$2 == n && $7 != "" { pr
 
 # parse() reads a key=value line into an array; cell() and label() show one metric; fill() fills a sentence
 # from the arrays x (this version) and p (the previous one). The caller's awk program follows, with -v
-# labels (metric=label pairs separated by \037, metric_label's words), zero_word, all_word and times_format. Its lines go
-# through `columns` (tab-separated fields, display width) and `wrap_to`: Chinese text is wider than its bytes.
+# labels (metric=label pairs separated by \037: metric_label's words), zero_word, all_word and times_format
+# (awk_words). Its lines go through `columns` (tab-separated fields, by display width) and `wrap_to`.
 read -r -d '' AWK_LIB <<'AWK'
 function parse(line, arr,    i, kv, n, f) {
     n = split(line, f, " ")
