@@ -24,6 +24,15 @@ export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLA
 
 # The learner's language: English, or Chinese (COURSE_LANG=zh, or a zh_CN locale): checker/i18n/i18n.mk.
 include checker/i18n/i18n.mk
+# An LC_ALL that names a locale this machine lacks (a zh_CN never generated) makes bash warn in every
+# script: the language it asks for goes on as COURSE_LANG, and the recipes run without it.
+ifneq ($(LC_ALL),)
+ifneq ($(shell LC_ALL='$(LC_ALL)' locale 2>&1 >/dev/null),)
+COURSE_LANG ?= $(if $(filter zh zh_CN% zh_SG% zh-CN% zh.%,$(LC_ALL)),zh,en)
+export COURSE_LANG
+unexport LC_ALL
+endif
+endif
 
 .DEFAULT_GOAL := help
 
