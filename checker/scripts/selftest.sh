@@ -291,8 +291,13 @@ corpus_all_patches() {
 lesson_check "the corpus's entries" "$work/corpus-form.log" corpus_all_patches
 # The Chinese edition in step with the English one: the pages, and the report (its catalog and a grade).
 lesson_check "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py
-lesson_check "Chinese report (checker/scripts/report-editions.py)" "$work/report-editions.log" \
-    python3 checker/scripts/report-editions.py
+if command -v msgfmt >/dev/null 2>&1 && command -v xgettext >/dev/null 2>&1; then
+    lesson_check "Chinese report (checker/scripts/report-editions.py)" "$work/report-editions.log" \
+        python3 checker/scripts/report-editions.py
+else
+    skipped=$((skipped + 1))
+    finished "${DIM}-${RESET}" "Chinese report ${DIM}(skipped: gettext's msgfmt or xgettext is not on PATH; deps.sh installs them)${RESET}"
+fi
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
