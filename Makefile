@@ -101,6 +101,13 @@ check: checker
 test: checker
 	@checker/scripts/selftest.sh
 
+# For course editors: the Chinese edition in step with the English one, the pages (editions.py) and the
+# report (report-editions.py); make test runs both.
+.PHONY: editions
+editions: checker
+	@status=0; python3 checker/scripts/editions.py || status=1; \
+	python3 checker/scripts/report-editions.py || status=1; exit $$status
+
 # For course developers: grade any kernel file, or a corpus entry (a patch against a reference), against an
 # exercise's suite, e.g.  make grade-file EX=08 FILE=checker/corpus/ex08/atomics_not_zeroed.patch
 grade-file: checker

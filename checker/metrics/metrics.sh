@@ -66,7 +66,7 @@ version_of_exercise() { versions | awk -F'|' -v n="$1" '$2 == n && $7 != "" { pr
 
 # parse() reads a key=value line into an array; cell() and label() show one metric; fill() fills a sentence
 # from the arrays x (this version) and p (the previous one). The caller's awk program follows, with -v
-# labels (metric=label pairs separated by \037, metric_label's words), zero_word and all_word. Its lines go
+# labels (metric=label pairs separated by \037, metric_label's words), zero_word, all_word and times_format. Its lines go
 # through `columns` (tab-separated fields, display width) and `wrap_to`: Chinese text is wider than its bytes.
 read -r -d '' AWK_LIB <<'AWK'
 function parse(line, arr,    i, kv, n, f) {
@@ -90,9 +90,11 @@ function label(m,    n, i, kv, f) {
     for (i = 1; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == m) return substr(f[i], length(m) + 2) }
     return m
 }
-function times(a, b) {                    # how many times smaller b is than a
+function times(a, b,    t) {              # how many times smaller b is than a: "3.1x" (times_format's {n})
     if (b + 0 == 0) return a + 0 == 0 ? zero_word : all_word
-    return sprintf(a / b >= 10 ? "%.0fx" : "%.1fx", a / b)
+    t = times_format
+    sub(/\{n\}/, sprintf(a / b >= 10 ? "%.0f" : "%.1f", a / b), t)
+    return t
 }
 function more(a, b) { return b > 0 ? a / b : (a > 0 ? 1e9 : 1) }
 function max(a, b) { return a > b ? a : b }
@@ -116,7 +118,10 @@ awk_words() {
     for m in "$@"; do labels="$labels$m=$(metric_label "$m" cell)"$'\037'; done
     # TRANSLATORS: a count of zero in a sentence of checker/metrics/manifest.txt ("no atomics", "no fewer
     # warp instructions"), and "all" where everything went ("all fewer"); a number may read better.
-    printf '%s\n' -v "labels=$labels" -v "zero_word=$(course_tr 'no')" -v "all_word=$(course_tr 'all')"
+    printf '%s\n' -v "labels=$labels" -v "zero_word=$(course_tr 'no')" -v "all_word=$(course_tr 'all')" \
+        -v "times_format=$(# TRANSLATORS: {r.M} of the manifest: how many times fewer ("runs 3.1x fewer warp
+                           # instructions"); a language may say "1/{n}" where its sentence reads "only 1/3.1 of".
+                           course_tr '{n}x')"
 }
 
 # kv KEY LINE: the value of KEY in a key=value line of the metrics program.

@@ -56,12 +56,15 @@ require_exercise "$nn" hint
 lesson=$(exercise_lesson "$nn")
 section=$(lesson_section "$lesson" "## Hints")
 
-# One hint per line: an item starts with "1. " or "- " and goes on over its indented lines.
-hints=$(awk -v section="$section" '
+# One hint per line: an item starts with "1. " or "- " and goes on over its indented lines, joined by a
+# space (none between two Chinese lines: bytes above 0x7f on both sides, read as bytes under LC_ALL=C).
+hints=$(LC_ALL=C awk -v section="$section" '
     /^## / { inside = ($0 == section); next }
     !inside { next }
     /^([0-9]+\.|[-*]) / { if (item != "") print item; sub(/^([0-9]+\.|[-*]) +/, ""); item = $0; next }
-    /^[ \t]+[^ \t]/ && item != "" { sub(/^[ \t]+/, ""); item = item " " $0; next }
+    /^[ \t]+[^ \t]/ && item != "" { sub(/^[ \t]+/, "")
+                                      wide = substr(item, length(item), 1) > "\177" && substr($0, 1, 1) > "\177"
+                                      item = item (wide ? "" : " ") $0; next }
     /^[ \t]*$/ { next }
     END { if (item != "") print item }
 ' "$lesson")
@@ -79,10 +82,16 @@ if [ -n "$symptom" ] && [ "$symptom" -le "$count" ] && [ "$symptom" != "$start" 
 [ "$start" -ge 1 ] && [ "$start" -le "$count" ] || start=1
 
 if [ $describe = 1 ]; then
-    if [ "$count" = 0 ]; then textf 'nothing: the lesson has no hints'
-    elif [ "$shown" -ge "$count" ]; then textf 'all %s hints again' "$count"
-    elif [ -n "$symptom" ] && [ "$shown" = 0 ]; then textf 'a question about this failure (hint %s of %s)' "$start" "$count"
-    else textf 'a question that points the way (hint %s of %s)' "$(( (start - 1 + shown) % count + 1 ))" "$count"; fi
+    # (Each textf starts its line: xgettext finds a keyword only there.)
+    if [ "$count" = 0 ]; then
+        textf 'nothing: the lesson has no hints'
+    elif [ "$shown" -ge "$count" ]; then
+        textf 'all %s hints again' "$count"
+    elif [ -n "$symptom" ] && [ "$shown" = 0 ]; then
+        textf 'a question about this failure (hint %s of %s)' "$start" "$count"
+    else
+        textf 'a question that points the way (hint %s of %s)' "$(( (start - 1 + shown) % count + 1 ))" "$count"
+    fi
     echo
     exit 0
 fi
@@ -93,10 +102,11 @@ fi
 
 # Prints hint K (1-based) after a bold label, wrapped to fit 100 columns, its later lines under its text.
 show() {
-    local k=$1 label
+    local k=$1 label space=" "
     label=$(textf 'Hint %s of %s:' "$k" "$count")
-    printf '%s\n' "$BOLD$label$RESET $(printf '%s\n' "$hints" | sed -n "${k}p")" |
-        if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" wrap 100 $(($(text_width "$label") + 1)); else cat; fi
+    case $label in *：) space="" ;; esac   # no space after a full-width colon
+    printf '%s\n' "$BOLD$label$RESET$space$(printf '%s\n' "$hints" | sed -n "${k}p")" |
+        if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" wrap 100 $(($(text_width "$label$space"))); else cat; fi
 }
 
 if [ "$shown" -ge "$count" ]; then

@@ -63,7 +63,7 @@ textf() {
 course_tr() { if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" tr "$1"; else printf '%s' "$1"; fi; }
 
 # course_phrase TEXT: a phrase that failures contain (checker/suites/hints.txt), in the learner's language:
-# a translation that contains the English phrase contains this (checker/scripts/report-editions.sh).
+# a translation that contains the English phrase contains this (checker/scripts/report-editions.py).
 course_phrase() { if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" phrase "$1"; else printf '%s\n' "$1"; fi; }
 
 # text_width TEXT: the columns TEXT takes in a terminal.

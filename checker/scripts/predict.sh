@@ -151,8 +151,13 @@ ask "$(textf '   Your answer (1-%s, Enter to skip): ' "${#metrics[@]}")" "${#met
 m=${metrics[$(($(cat "$STATE_DIR/.answer") - 1))]}
 say ""
 sayf '2. And %s?' "$(label "$m")"
-for i in 0 1 2 3 4; do sayf '     %s) it %s' "$((i + 1))" "$(change_text "$i")"; done
-ask "$(textf '   Your answer (1-5): ')" 5 || { sayf 'No prediction recorded.'; exit 2; }
+for i in 0 1 2 3 4; do
+    sayf '     %s) it %s' "$((i + 1))" "$(change_text "$i")"
+done
+if ! ask "$(textf '   Your answer (1-5): ')" 5; then
+    sayf 'No prediction recorded.'
+    exit 2
+fi
 c=$(($(cat "$STATE_DIR/.answer") - 1))
 rm -f "$STATE_DIR/.answer"
 printf 'metric=%s\nchange=%s\ndate=%s\n' "$m" "$c" "$(date +%Y-%m-%d)" >"$saved"

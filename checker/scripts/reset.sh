@@ -10,7 +10,10 @@ require_exercise "$nn" reset
 
 # The starting file as the course shipped it: from the repository you cloned, else from this clone's HEAD.
 name=$(git ls-tree --name-only HEAD "$dir/" 2>/dev/null | grep '\.cu$' | head -n 1)
-[ -n "$name" ] || { sayf 'Cannot find the starting file of exercise %s in git, so nothing was changed.' "$nn"; exit 1; }
+if [ -z "$name" ]; then
+    sayf 'Cannot find the starting file of exercise %s in git, so nothing was changed.' "$nn"
+    exit 1
+fi
 for rev in '@{upstream}' HEAD; do
     if git show "$rev:$name" >"$STATE_DIR.reset.tmp" 2>/dev/null; then break; fi
 done
@@ -35,7 +38,10 @@ fi
 if [ -f "$name" ]; then
     backup="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)-$(basename "$name")"
     mkdir -p "$(dirname "$backup")"
-    cp -p "$name" "$backup" || { sayf 'Could not save a backup of %s, so nothing was changed.' "$name"; exit 1; }
+    if ! cp -p "$name" "$backup"; then
+        sayf 'Could not save a backup of %s, so nothing was changed.' "$name"
+        exit 1
+    fi
 fi
 mv "$STATE_DIR.reset.tmp" "$name"
 forget_exercise
