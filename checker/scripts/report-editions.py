@@ -16,7 +16,8 @@ are in checker/i18n/extract.sh). The rules, each a way the Chinese report drifts
      finds "poison" (context "phrase"): a translation of a message that contains the phrase contains the
      phrase's translation (a hints.txt line counts for its exercise's suite, the harness and the emulator).
      The test names' prefixes are translated as one set (core: 基本：, sizes: 规模：, ...).
-  4. Lessons: a path to a page that has a Chinese twin names the twin (lesson.zh-CN.md).
+  4. Lessons: a path to a page that has a Chinese twin names the twin (lesson.zh-CN.md); a Chinese lesson
+     that quotes a test ("“概念：线程块减半”") quotes the name the report gives it.
   5. Grades: exercise 02 with a __syncthreads() missing (checker/corpus/ex02/forgot_sync_in_loop.patch),
      graded as `make ex02` does: under COURSE_LANG=zh in Chinese, every line within 100 columns, and with
      no language set, no Chinese at all.
@@ -189,6 +190,14 @@ def rule_lessons(r, catalog):
                 if os.path.exists(os.path.join(ROOT, path[:-3] + ".zh-CN.md")):
                     r.fail("%s: the translation of %r names %s, whose twin is %s" %
                            (os.path.basename(name), e["id"][:50], path, path[:-3] + ".zh-CN.md"))
+    # A Chinese lesson that quotes a test ("概念：线程块减半") quotes (the start of) its name in the report.
+    names = [s for _, e in catalog for s in e["strs"] if s.startswith(tuple(PREFIXES.values()))]
+    quoted = re.compile("“((?:%s)[^”]+)”" % "|".join(PREFIXES.values()))
+    for twin in sorted(glob.glob(os.path.join(ROOT, "exercises", "*", "lesson.zh-CN.md")) +
+                       glob.glob(os.path.join(ROOT, "lessons", "*.zh-CN.md"))):
+        for test in quoted.findall(open(twin, encoding="utf-8").read()):
+            if not any(n.startswith(test) for n in names):
+                r.fail("%s quotes the test “%s”, which the report does not name so" % (os.path.relpath(twin, ROOT), test))
 
 
 def grade(env_language):
