@@ -22,25 +22,37 @@ GPU_LDFLAGS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
 export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
 
+# The learner's language: English, or Chinese (COURSE_LANG=zh, or a zh_CN locale): checker/i18n/i18n.mk.
+include checker/i18n/i18n.mk
+# An LC_ALL that names a locale this machine lacks (a zh_CN never generated) makes bash warn in every
+# script: the language it asks for goes on as COURSE_LANG, and the recipes run without it.
+ifneq ($(LC_ALL),)
+ifneq ($(shell LC_ALL='$(LC_ALL)' locale 2>&1 >/dev/null),)
+COURSE_LANG ?= $(if $(filter zh zh_CN% zh_SG% zh-CN% zh.%,$(LC_ALL)),zh,en)
+export COURSE_LANG
+unexport LC_ALL
+endif
+endif
+
 .DEFAULT_GOAL := help
 
 # ---- The checker's static parts: the harness and one object per hidden suite ----------------------------
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
 HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
 SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
-CHECKER_LIBS := $(HARNESS_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/harness-tests \
+CHECKER_LIBS := $(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/harness-tests i18n \
                 $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
 
-$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h
+$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 
-$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/contracts/%.h
+$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i18n/i18n.h checker/contracts/%.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 
 # The harness's own tests: they need no device, so they link against the GPU runtime everywhere.
-$(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(BUILD)/obj/backend_gpu.o
+$(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(I18N_OBJ) $(BUILD)/obj/backend_gpu.o
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) $^ -o $@ $(GPU_LDFLAGS) $$(pkg-config --libs check) -lm
 
 # The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
@@ -59,29 +71,8 @@ endif
 
 .PHONY: help deps checker $(ACTIONS) editor $(EXERCISE_GOALS) check test bench metrics grade-file
 
-help:
-	@echo "The GPU reduction course. Start with: make ex01"
-	@echo ""
-	@echo "  make exNN            build your exercise NN ($(firstword $(EXERCISE_GOALS)) to $(lastword $(EXERCISE_GOALS))), run its hidden tests, show the report"
-	@echo "  make check           grade every exercise and show your progress"
-	@echo "  make watch           grade the first exercise not done at each save (make watch exNN: that one)"
-	@echo "  make hint exNN       a hint for exercise NN's first failure, a question; again for the next one"
-	@echo "  make solution exNN   once NN passes: the reference solution, a diff against yours, what comes next"
-	@echo "  make predict exNN    before running NN: say which metric you expect to move; the report compares"
-	@echo "  make reset exNN      put exercise NN's starting file back (yours is kept in .state/backups/)"
-	@echo "  make editor          write compile_commands.json, for clangd in VS Code, Vim or Emacs"
-	@echo "  make test            verify the course itself: every solution passes, every skeleton fails"
-	@echo "  make bench           on a GPU: time every version and yours beside CUB and a copy, ints and floats"
-	@echo "  make metrics         every version's counters on the emulator, yours beside them (no GPU needed)"
-	@echo "  make gpu-compare     course developers, on a GPU: the emulator gives the same answers as the GPU"
-	@echo "  make ncu-compare     course developers, on a GPU: the emulator's metrics beside Nsight Compute's"
-	@echo "  make help            show this list"
-	@echo ""
-	@echo "Settings: SIM=1 runs kernels on the emulator even on a GPU machine; SEED=n replays a run;"
-	@echo "make check FORMAT=tap (or xml) also writes one result file per exercise to $(BUILD)/results/;"
-	@echo "NO_COLOR=1 turns colours off. Inside an exercise's folder, make grades that exercise."
-	@echo "In scripts, make exits 0 when all it was asked passed, else 2 (README: \"Exit status\")."
-	@echo "This machine grades on: $(BACKEND)$(if $(filter emu,$(BACKEND)), (the emulator on CPU))."
+help: i18n
+	@checker/scripts/help.sh $(firstword $(EXERCISE_GOALS)) $(lastword $(EXERCISE_GOALS))
 
 deps:
 	@checker/scripts/deps.sh
@@ -93,9 +84,9 @@ ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
 	$(LEARNER)@checker/scripts/grade.sh $(patsubst ex%,%,$@)
 else
-$(EXERCISE_GOALS):
+$(EXERCISE_GOALS): | i18n
 	$(LEARNER)@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
-$(ACTION):
+$(ACTION): | i18n
 	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
 endif
 # Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
@@ -103,12 +94,12 @@ endif
 # rule is left to whatever needs it: a missing header makes its compiler say so; a missing dependency
 # file, build/emu/*.d, is simply not there yet.)
 ex%:
-	$(LEARNER)@$(if $(ACTION),:,checker/scripts/goal.sh unknown $@)
+	$(LEARNER)@$(if $(ACTION),:,$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@)
 .DEFAULT:
-	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER)@checker/scripts/goal.sh unknown $@,@:)
+	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER)@$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@,@:)
 
 # clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
-editor:
+editor: i18n
 	@checker/scripts/editor.sh
 compile_commands.json:
 	@checker/scripts/editor.sh --quiet
@@ -118,6 +109,13 @@ check: checker
 
 test: checker
 	@checker/scripts/selftest.sh
+
+# For course editors: the Chinese edition in step with the English one, the pages (editions.py) and the
+# report (report-editions.py); make test runs both.
+.PHONY: editions
+editions: checker
+	@status=0; python3 checker/scripts/editions.py || status=1; \
+	python3 checker/scripts/report-editions.py || status=1; exit $$status
 
 # For course developers: grade any kernel file, or a corpus entry (a patch against a reference), against an
 # exercise's suite, e.g.  make grade-file EX=08 FILE=checker/corpus/ex08/atomics_not_zeroed.patch

@@ -122,7 +122,8 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
 /* ---- Findings (owned by the runtime, reported by the engine) ------------------------------------- */
 
 /* Record one diagnosis: a full sentence for a learner that names the kernel, block, thread and
- * file:line. The runtime prints it to stderr (once per distinct text) and keeps it for the harness. */
+ * file:line. The runtime prints it to stderr (once per distinct text) and keeps it for the harness.
+ * fmt is a msgid of the course's catalog: it is translated when the program bound one (emu_text.h). */
 void emu_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The same for a finding of the engine that has a kind (a short noun: "race between warps") and a place in
@@ -133,7 +134,8 @@ void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 
 /* The kinds of the two findings about a harness's guards (emu_mem_guard): a harness that checks the
- * result itself keeps them to explain a wrong result with their place. */
+ * result itself keeps them to explain a wrong result with their place. (Marked for the catalog in
+ * emu_diag.c's table, where every kind is: tags keep them in English, the harness translates them.) */
 #define EMU_KIND_GUARD_READ "read outside the input"
 #define EMU_KIND_GUARD_WRITE "write outside the output"
 

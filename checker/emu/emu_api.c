@@ -4,19 +4,19 @@
 
 #include "emu_rt.h"
 
-static const char emu_msg_null[] = "%s was given a NULL %s pointer";
+static const char emu_msg_null[] = N_("%s was given a NULL %s pointer");
 static const char emu_msg_not_device[] =
-    "%s: the %s pointer %p is not device memory (it does not point into any allocation from cudaMalloc)%s";
+    N_("%s: the %s pointer %p is not device memory (it does not point into any allocation from cudaMalloc)%s");
 static const char emu_msg_swapped[] =
-    "; are the arguments the wrong way round? cudaMemcpy takes (destination, source, bytes, kind)";
+    N_("; are the arguments the wrong way round? cudaMemcpy takes (destination, source, bytes, kind)");
 static const char emu_msg_overrun[] =
-    "%s: %zu bytes at the %s %p run %zu bytes past the end of its %zu-byte allocation from %s "
-    "(the range starts at byte %zu of it)";
-static const char emu_msg_direction[] = "%s was given %d as the copy direction, which is not a cudaMemcpyKind";
+    N_("%s: %zu bytes at the %s %p run %zu bytes past the end of its %zu-byte allocation from %s "
+    "(the range starts at byte %zu of it)");
+static const char emu_msg_direction[] = N_("%s was given %d as the copy direction, which is not a cudaMemcpyKind");
 static const char emu_msg_symbol_fit[] =
-    "%s: %zu bytes at offset %zu do not fit in the variable %s, which holds %zu bytes";
+    N_("%s: %zu bytes at offset %zu do not fit in the variable %s, which holds %zu bytes");
 static const char emu_msg_symbol_kind[] =
-    "%s: a copy to or from a variable must be cudaMemcpyHostToDevice/DeviceToHost, DeviceToDevice or Default";
+    N_("%s: a copy to or from a variable must be cudaMemcpyHostToDevice/DeviceToHost, DeviceToDevice or Default");
 
 /* ---- Checks --------------------------------------------------------------------------------------- */
 
@@ -29,11 +29,11 @@ static emu_alloc *emu_device_range(const void *p, size_t count, const char *who,
     emu_alloc *start = emu_mem_lookup((uintptr_t)p, 1);
     if (start) {
         size_t off = (uintptr_t)p - start->base;
-        emu_finding(emu_msg_overrun, who, count, role, p, count - (start->size - off), start->size,
+        emu_finding(emu_msg_overrun, who, count, emu_text(role), p, count - (start->size - off), start->size,
                     start->what, off);
     } else {
         int swapped = other && emu_mem_lookup((uintptr_t)other, 1) != NULL;
-        emu_finding(emu_msg_not_device, who, role, p, swapped ? emu_msg_swapped : "");
+        emu_finding(emu_msg_not_device, who, emu_text(role), p, swapped ? emu_text(emu_msg_swapped) : "");
     }
     return NULL;
 }
@@ -45,7 +45,7 @@ static cudaError_t emu_copy(void *dst, const void *src, size_t count, enum cudaM
     if (err != cudaSuccess) return err;
     if (count == 0) return cudaSuccess;
     if (!dst || !src) {
-        emu_finding(emu_msg_null, who, !dst ? "destination" : "source");
+        emu_finding(emu_msg_null, who, !dst ? emu_text("destination") : emu_text("source"));
         return emu_rt_fail(cudaErrorInvalidValue);
     }
     int dst_dev, src_dev;
@@ -63,9 +63,9 @@ static cudaError_t emu_copy(void *dst, const void *src, size_t count, enum cudaM
         return emu_rt_fail(cudaErrorInvalidMemcpyDirection);
     }
     emu_alloc *d = NULL, *s = NULL;
-    if (dst_dev && !(d = emu_device_range(dst, count, who, "destination", src)))
+    if (dst_dev && !(d = emu_device_range(dst, count, who, N_("destination"), src)))
         return emu_rt_fail(cudaErrorInvalidValue);
-    if (src_dev && !(s = emu_device_range(src, count, who, "source", dst)))
+    if (src_dev && !(s = emu_device_range(src, count, who, N_("source"), dst)))
         return emu_rt_fail(cudaErrorInvalidValue);
 
     memmove(dst, src, count);
@@ -82,7 +82,7 @@ static cudaError_t emu_alloc_checked(void **p, size_t size, enum emu_mem_kind ki
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
     if (!p) {
-        emu_finding(emu_msg_null, who, "result");
+        emu_finding(emu_msg_null, who, emu_text("result"));
         return emu_rt_fail(cudaErrorInvalidValue);
     }
     if (size == 0) { *p = NULL; return cudaSuccess; }
@@ -210,10 +210,10 @@ static cudaError_t emu_memset(void *p, int value, size_t count, const char *who)
     if (err != cudaSuccess) return err;
     if (count == 0) return cudaSuccess;
     if (!p) {
-        emu_finding(emu_msg_null, who, "destination");
+        emu_finding(emu_msg_null, who, emu_text("destination"));
         return emu_rt_fail(cudaErrorInvalidValue);
     }
-    emu_alloc *a = emu_device_range(p, count, who, "destination", NULL);
+    emu_alloc *a = emu_device_range(p, count, who, N_("destination"), NULL);
     if (!a) return emu_rt_fail(cudaErrorInvalidValue);
     memset(p, value, count);
     emu_rt_mem_mark(a, (uintptr_t)p, count);
@@ -315,7 +315,7 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t count, struct cudaMemLoca
 {
     (void)location; (void)flags;
     if (!emu_rt_stream_valid(s)) return emu_rt_fail(cudaErrorInvalidResourceHandle);
-    if (count && !emu_device_range(p, count, "cudaMemPrefetchAsync", "range", NULL))
+    if (count && !emu_device_range(p, count, "cudaMemPrefetchAsync", N_("range"), NULL))
         return emu_rt_fail(cudaErrorInvalidValue);
     return cudaSuccess;
 }
@@ -323,7 +323,7 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t count, struct cudaMemLoca
 cudaError_t cudaMemAdvise(const void *p, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
     (void)advice; (void)location;
-    if (count && !emu_device_range(p, count, "cudaMemAdvise", "range", NULL))
+    if (count && !emu_device_range(p, count, "cudaMemAdvise", N_("range"), NULL))
         return emu_rt_fail(cudaErrorInvalidValue);
     return cudaSuccess;
 }

@@ -6,11 +6,11 @@
 
 #define EMU_RESERVED_SHARED_PER_BLOCK 1024  /* what sm_80 and later keep back from each block */
 
-static const char emu_msg_bad_device[] = "%s(%d): the emulator has one device, number 0";
+static const char emu_msg_bad_device[] = N_("%s(%d): the emulator has one device, number 0");
 static const char emu_msg_optin[] =
-    "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): with %zu bytes of static "
-    "shared memory the most a kernel may opt in to is %zu";
-static const char emu_msg_not_kernel[] = "%s was given %p, which is not a __global__ function of this program";
+    N_("cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): with %zu bytes of static "
+    "shared memory the most a kernel may opt in to is %zu");
+static const char emu_msg_not_kernel[] = N_("%s was given %p, which is not a __global__ function of this program");
 
 /* ---- The device ------------------------------------------------------------------------------------ */
 

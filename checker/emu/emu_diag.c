@@ -16,30 +16,33 @@ static int first_kind = -1;                   /* the kind of this launch's first
 /* What each kind of finding is, as a short noun: the harness says "the same <noun> at file:line" when a
  * later test shows it again, so it must read well there and stay the same from launch to launch. */
 static const char *const kind_text[EMU_FD_COUNT] = {
-    [EMU_FD_OOB_GLOBAL] = "out-of-bounds access",
-    [EMU_FD_OOB_SHARED] = "out-of-bounds shared memory access",
-    [EMU_FD_OOB_LOCAL] = "out-of-bounds local memory access",
-    [EMU_FD_MISALIGNED] = "misaligned access",
-    [EMU_FD_UNINIT_GLOBAL] = "read of never-written memory",
-    [EMU_FD_UNINIT_SHARED] = "read of never-written shared memory",
-    [EMU_FD_RACE] = "race between warps",
-    [EMU_FD_WARP_RACE] = "race inside a warp",
-    [EMU_FD_GLOBAL_RACE] = "race on global memory",
-    [EMU_FD_BAR_DIVERGENT] = "barrier in divergent code",
-    [EMU_FD_BAR_EXITED] = "barrier after an early return",
-    [EMU_FD_MEMBERS] = "warp instruction with inactive members",
-    [EMU_FD_SHFL_ABSENT] = "shuffle from a lane that does not take part",
-    [EMU_FD_UNSUPPORTED] = "unsupported instruction",
-    [EMU_FD_BUDGET] = "kernel that never finished",
-    [EMU_FD_ENDLESS] = "loop that never ends",
-    [EMU_FD_STACK] = "call stack overflow",
-    [EMU_FD_TRAP] = "trap",
-    [EMU_FD_ASSERT] = "failed assertion",
-    [EMU_FD_LAUNCH] = "bad launch",
-    [EMU_FD_GUARD_READ] = EMU_KIND_GUARD_READ,
-    [EMU_FD_GUARD_WRITE] = EMU_KIND_GUARD_WRITE,
-    [EMU_FD_OOB_PARAM] = "read outside the kernel's parameters",
+    [EMU_FD_OOB_GLOBAL] = N_("out-of-bounds access"),
+    [EMU_FD_OOB_SHARED] = N_("out-of-bounds shared memory access"),
+    [EMU_FD_OOB_LOCAL] = N_("out-of-bounds local memory access"),
+    [EMU_FD_MISALIGNED] = N_("misaligned access"),
+    [EMU_FD_UNINIT_GLOBAL] = N_("read of never-written memory"),
+    [EMU_FD_UNINIT_SHARED] = N_("read of never-written shared memory"),
+    [EMU_FD_RACE] = N_("race between warps"),
+    [EMU_FD_WARP_RACE] = N_("race inside a warp"),
+    [EMU_FD_GLOBAL_RACE] = N_("race on global memory"),
+    [EMU_FD_BAR_DIVERGENT] = N_("barrier in divergent code"),
+    [EMU_FD_BAR_EXITED] = N_("barrier after an early return"),
+    [EMU_FD_MEMBERS] = N_("warp instruction with inactive members"),
+    [EMU_FD_SHFL_ABSENT] = N_("shuffle from a lane that does not take part"),
+    [EMU_FD_UNSUPPORTED] = N_("unsupported instruction"),
+    [EMU_FD_BUDGET] = N_("kernel that never finished"),
+    [EMU_FD_ENDLESS] = N_("loop that never ends"),
+    [EMU_FD_STACK] = N_("call stack overflow"),
+    [EMU_FD_TRAP] = N_("trap"),
+    [EMU_FD_ASSERT] = N_("failed assertion"),
+    [EMU_FD_LAUNCH] = N_("bad launch"),
+    [EMU_FD_GUARD_READ] = N_(EMU_KIND_GUARD_READ),
+    [EMU_FD_GUARD_WRITE] = N_(EMU_KIND_GUARD_WRITE),
+    [EMU_FD_OOB_PARAM] = N_("read outside the kernel's parameters"),
 };
+/* xgettext sees literals only: the two guard kinds of emu.h, for the catalog. */
+static const char *const guard_kinds[] __attribute__((unused)) = { N_("read outside the input"),
+                                                                    N_("write outside the output") };
 
 static const char *kind_noun(int kind)
 {
@@ -66,23 +69,23 @@ int emu_diag_add(int kind, unsigned long times)
     return first;
 }
 
-/* Every finding of the engine starts with emu_where's text, "file:line: in kernel ...": the place is
- * what comes before ": in kernel ". */
+/* Every finding of the engine starts with emu_where's text, "file:line" EMU_WHERE_SEP "in kernel ...": the
+ * place is what comes before the separator (whatever language the rest is in). */
 static const char *split_where(const char *text, char *where, size_t len)
 {
-    const char *cut = strstr(text, ": in kernel ");
+    const char *cut = strstr(text, EMU_WHERE_SEP);
     if (!cut || (size_t)(cut - text) >= len) { where[0] = '\0'; return text; }
     memcpy(where, text, (size_t)(cut - text));
     where[cut - text] = '\0';
-    return cut + 2;
+    return cut + strlen(EMU_WHERE_SEP);
 }
 
 void emu_diag_report(int kind, const char *fmt, ...)
 {
-    char buf[1024], where[512];
+    char buf[4096], where[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(buf, sizeof buf, emu_text(fmt), ap);
     va_end(ap);
     const char *body = split_where(buf, where, sizeof where);
     if (kind >= 0 && kind < EMU_FD_COUNT && !first_where[kind][0])
@@ -97,7 +100,10 @@ void emu_diag_end(const char *kernel)
     for (int k = 0; k < EMU_FD_COUNT; k++)
         if (counts[k] > 1)
             emu_finding_tagged(kind_noun(k), first_where[k],
-                               "It happened %lu times in this launch; only the first is described.", counts[k]);
+                               emu_ntext("It happened %lu time in this launch; only the first is described.",
+                                         "It happened %lu times in this launch; only the first is described.",
+                                         counts[k]),
+                               counts[k]);
 }
 
 /* ---- Kernels that never finish: said once per run of the harness, not once per test ---------------------
@@ -187,7 +193,10 @@ static const emu_loc *learner_loc(const emu_module *m, uint32_t loc)
  * toolkit's headers), with the innermost header location added when there is one. */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len)
 {
-    if (!m || loc == 0 || (int)loc >= m->nlocs) { snprintf(buf, len, "an unknown line (compile with -lineinfo)"); return buf; }
+    if (!m || loc == 0 || (int)loc >= m->nlocs) {
+        snprintf(buf, len, "%s", emu_text("an unknown line (compile with -lineinfo)"));
+        return buf;
+    }
     const emu_loc *inner = &m->locs[loc];
     const emu_loc *l = learner_loc(m, loc);
     const char *path = (l->file >= 0 && l->file < m->nfiles && m->files[l->file]) ? relative_path(m->files[l->file]) : "?";
@@ -223,7 +232,7 @@ const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int
         if (l->line > 0 && (!top || l->line < top->line)) top = l;
     }
     if (!top || top->file < 0 || top->file >= m->nfiles || !m->files[top->file]) {
-        snprintf(buf, len, "an unknown line (compile with -lineinfo)");
+        snprintf(buf, len, "%s", emu_text("an unknown line (compile with -lineinfo)"));
         return buf;
     }
     /* nvcc moves a condition that never changes out of the loop: its statement may be a line or two up. */

@@ -6,13 +6,13 @@
 
 #include "emu_rt.h"
 
-static const char emu_msg_bad_event[] = "%s was given an event that was never created or is already destroyed";
+static const char emu_msg_bad_event[] = N_("%s was given an event that was never created or is already destroyed");
 static const char emu_msg_bad_stream_call[] =
-    "%s was given a stream that was never created or is already destroyed";
+    N_("%s was given a stream that was never created or is already destroyed");
 static const char emu_msg_unrecorded[] =
-    "cudaEventElapsedTime: the %s event was never recorded (call cudaEventRecord on it first)";
+    N_("cudaEventElapsedTime: the %s event was never recorded (call cudaEventRecord on it first)");
 static const char emu_msg_no_timing[] =
-    "cudaEventElapsedTime: an event created with cudaEventDisableTiming has no time";
+    N_("cudaEventElapsedTime: an event created with cudaEventDisableTiming has no time");
 
 struct CUstream_st { unsigned flags; int priority; };
 struct CUevent_st { unsigned flags; int recorded; double ms; };
@@ -195,7 +195,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
         return emu_rt_fail(cudaErrorInvalidResourceHandle);
     }
     if (!a->recorded || !b->recorded) {
-        emu_finding(emu_msg_unrecorded, !a->recorded ? "start" : "end");
+        emu_finding(emu_msg_unrecorded, !a->recorded ? emu_text("start") : emu_text("end"));
         return emu_rt_fail(cudaErrorInvalidResourceHandle);
     }
     *ms = (float)(b->ms - a->ms);

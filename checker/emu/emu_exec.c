@@ -41,7 +41,9 @@ void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *bu
 {
     uint32_t lin = (uint32_t)w->id * 32 + (uint32_t)lane;
     unsigned tx = lin % x->block.x, ty = lin / x->block.x % x->block.y, tz = lin / (x->block.x * x->block.y);
-    snprintf(buf, len, "%s: in kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", where, x->k->pretty,
+    int n = snprintf(buf, len, "%s" EMU_WHERE_SEP, where);
+    if (n < 0 || (size_t)n >= len) return;
+    snprintf(buf + n, len - (size_t)n, emu_text("in kernel %s, block (%u,%u,%u), thread (%u,%u,%u)"), x->k->pretty,
              x->ctaid.x, x->ctaid.y, x->ctaid.z, tx, ty, tz);
 }
 
@@ -204,6 +206,8 @@ static void unsupported(emu_ctx *x, emu_warp *w, const emu_insn *in, const emu_f
         char where[800];
         emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
         const char *text = (in->text < f->ntexts && f->texts) ? f->texts[in->text] : "?";
+        /* TRANSLATORS: every finding's format starts with "%s: " (where it happened, then the kernel, block
+           and thread): keep it at the front. */
         emu_diag_report(EMU_FD_UNSUPPORTED, "%s: the emulator cannot run the PTX instruction `%s` (in %s); "
                         "the launch fails with cudaErrorIllegalInstruction. Please report it with this line.",
                         where, text, f->pretty);
@@ -218,7 +222,7 @@ static void describe_lanes(emu_ctx *x, emu_warp *w, uint32_t lanes, char *buf, s
     buf[0] = 0;
     for (int l = 0; l < 32 && o < len; l++) {
         if (!(lanes >> l & 1)) continue;
-        if (shown == 4) { snprintf(buf + o, len - o, " and %d more", total - shown); break; }
+        if (shown == 4) { snprintf(buf + o, len - o, emu_text(" and %d more"), total - shown); break; }
         uint32_t lin = (uint32_t)w->id * 32 + (uint32_t)l;
         int n = snprintf(buf + o, len - o, "%s(%u,%u,%u)", shown ? ", " : "", lin % x->block.x,
                          lin / x->block.x % x->block.y, lin / (x->block.x * x->block.y));
@@ -231,7 +235,8 @@ static void describe_lanes(emu_ctx *x, emu_warp *w, uint32_t lanes, char *buf, s
 const char *emu_barrier_name(const emu_insn *in)
 {
     if (in->op == EMU_OP_BAR_ARRIVE) return "bar.arrive";
-    if (in->op != EMU_OP_BAR_RED) return in->nargs ? "the named barrier (bar.sync with a thread count)" : "__syncthreads() (bar.sync)";
+    if (in->op != EMU_OP_BAR_RED)
+        return in->nargs ? emu_text("the named barrier (bar.sync with a thread count)") : "__syncthreads() (bar.sync)";
     return in->mod == EMU_AT_POPC ? "__syncthreads_count() (bar.red.popc)" :
            in->mod == EMU_AT_AND ? "__syncthreads_and() (bar.red.and)" : "__syncthreads_or() (bar.red.or)";
 }
@@ -239,7 +244,7 @@ const char *emu_barrier_name(const emu_insn *in)
 static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BAR_DIVERGENT)) {
-        char where[800], missing[200];
+        char where[800], missing[400];
         emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
         describe_lanes(x, w, w->live & ~m, missing, sizeof missing);
         emu_diag_report(EMU_FD_BAR_DIVERGENT,

@@ -128,6 +128,10 @@ typedef struct emu_ctx {
 /* emu_exec.c */
 int emu_exec_warp(emu_ctx *x, emu_warp *w);
 void emu_exec_enter(emu_ctx *x, emu_warp *w);   /* the kernel's frame and the warp's first SIMT entry */
+/* Where a finding happened, for the front of its format ("%s: reads ..."): "file:line", EMU_WHERE_SEP, then
+ * "in kernel K, block (x,y,z), thread (x,y,z)". emu_diag_report cuts the place off at the separator, so
+ * that the rest may be in any language. */
+#define EMU_WHERE_SEP "\037"
 void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_t len);
 /* The same with the place already written as text ("file:line"). */
 void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len);

@@ -20,7 +20,7 @@ static unsigned next_rand(unsigned *s) { *s = *s * 1103515245u + 12345u; return 
 
 static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, const char *why)
 {
-    emu_finding("kernel %s: the launch is refused: %s.", k ? emu_kernel_name(k) : "?", why);
+    emu_finding("kernel %s: the launch is refused: %s.", k ? emu_kernel_name(k) : "?", emu_text(why));
     out->error = error;
 }
 
@@ -28,7 +28,7 @@ static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, c
 static void exited_text(const emu_ctx *x, char *buf, size_t len)
 {
     int shown = 0, total = 0;
-    size_t o = (size_t)snprintf(buf, len, "threads ");
+    size_t o = (size_t)snprintf(buf, len, "%s", emu_text("threads "));
     for (int i = 0; i < x->nwarps; i++) total += __builtin_popcount(x->warps[i].exists & ~x->warps[i].live);
     for (int i = 0; i < x->nwarps && shown < 3; i++) {
         uint32_t gone = x->warps[i].exists & ~x->warps[i].live;
@@ -38,7 +38,7 @@ static void exited_text(const emu_ctx *x, char *buf, size_t len)
                                   lin / x->block.x % x->block.y, lin / (x->block.x * x->block.y));
         }
     }
-    if (total > shown && o < len) snprintf(buf + o, len - o, " and %d more", total - shown);
+    if (total > shown && o < len) snprintf(buf + o, len - o, emu_text(" and %d more"), total - shown);
 }
 
 /* Release the warps waiting at barrier id (every waiting warp when id < 0): a new barrier interval begins.
@@ -58,7 +58,7 @@ static void release_barrier(emu_ctx *x, int id)
     /* A barrier for all threads (no count) that some never reach: they returned before it. */
     int for_all = id < 0 || !x->bar_expected[id];
     if (exited_threads && any && for_all && emu_diag_first(EMU_FD_BAR_EXITED)) {
-        char where[800], who[200];
+        char where[800], who[400];
         const emu_insn *bar = &any->frames[any->nframes - 1].f->code[any->bar_pc];
         emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), bar->loc, where, sizeof where);
         exited_text(x, who, sizeof who);
@@ -177,24 +177,25 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
     if (!k) { out->error = 98; return; }   /* cudaErrorInvalidDeviceFunction */
     const emu_func *f = &k->f;
     uint64_t nthreads = (uint64_t)block.x * block.y * block.z;
-    if (!grid.x || !grid.y || !grid.z || !nthreads) { bad_launch(out, k, 9, "a grid or block dimension is 0"); return; }
+    if (!grid.x || !grid.y || !grid.z || !nthreads) { bad_launch(out, k, 9, N_("a grid or block dimension is 0")); return; }
     if (nthreads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64) {
-        char why[200];
-        snprintf(why, sizeof why, "a block of %u x %u x %u threads is more than the 1024 threads (64 in z) a block may have",
+        char why[600];
+        snprintf(why, sizeof why, emu_text("a block of %u x %u x %u threads is more than the 1024 threads (64 in z) a block may have"),
                  block.x, block.y, block.z);
         bad_launch(out, k, 9, why);
         return;
     }
-    if (grid.y > 65535 || grid.z > 65535) { bad_launch(out, k, 9, "gridDim.y and gridDim.z may be at most 65535"); return; }
+    if (grid.y > 65535 || grid.z > 65535) { bad_launch(out, k, 9, N_("gridDim.y and gridDim.z may be at most 65535")); return; }
     size_t stat = emu_kernel_static_shared(k);
     if (stat + dynamic_shared > MAX_SHARED) {
-        char why[200];
-        snprintf(why, sizeof why, "it asks for %zu bytes of shared memory per block (%zu static + %zu dynamic), more than "
-                 "the %u a block may have", stat + dynamic_shared, stat, dynamic_shared, MAX_SHARED);
+        char why[600];
+        snprintf(why, sizeof why, emu_text("it asks for %zu bytes of shared memory per block (%zu static + %zu dynamic), more "
+                                           "than the %u a block may have"),
+                 stat + dynamic_shared, stat, dynamic_shared, MAX_SHARED);
         bad_launch(out, k, 9, why);
         return;
     }
-    if (f->nparams && !args) { bad_launch(out, k, 1, "the kernel takes arguments but none were given"); return; }
+    if (f->nparams && !args) { bad_launch(out, k, 1, N_("the kernel takes arguments but none were given")); return; }
     /* A kernel that never finished in an earlier test of this run costs nothing the second time. */
     if (emu_diag_endless_known(f->name, f->pretty)) { out->error = 702; return; }   /* cudaErrorLaunchTimeout */
 

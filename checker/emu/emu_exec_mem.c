@@ -7,20 +7,21 @@
 #include "emu_exec.h"
 
 enum { ACC_LOAD, ACC_STORE, ACC_ATOMIC };
-static const char *const acc_name[] = { "read", "write", "atomic" };
+/* TRANSLATORS: what an out-of-bounds access was, in "an out-of-bounds global memory %s of %u bytes". */
+static const char *const acc_name[] = { N_("read"), N_("write"), N_("atomic") };
 
 /* ---- Diagnoses --------------------------------------------------------------------------------- */
 
 static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc)
 {
     if (!emu_diag_first(EMU_FD_OOB_GLOBAL)) { emu_fatal(x, 700); return; }
-    char where[800], what[600];
+    char where[800], what[1200];
     emu_where(x, w, l, in->loc, where, sizeof where);
     emu_alloc *a;
     if (addr < 65536) {
-        snprintf(what, sizeof what, "address 0x%llx is a null (or nearly null) pointer", (unsigned long long)addr);
+        snprintf(what, sizeof what, emu_text("address 0x%llx is a null (or nearly null) pointer"), (unsigned long long)addr);
     } else if ((a = emu_mem_lookup((uintptr_t)addr, 1)) != NULL) {
-        snprintf(what, sizeof what, "it starts inside the %zu-byte %s at 0x%llx but runs %llu bytes past its end",
+        snprintf(what, sizeof what, emu_text("it starts inside the %zu-byte %s at 0x%llx but runs %llu bytes past its end"),
                  a->size, a->what, (unsigned long long)a->base, (unsigned long long)(addr + n - (a->base + a->size)));
     } else {
         a = NULL;
@@ -30,20 +31,24 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
             else if ((a = emu_mem_lookup((uintptr_t)(addr + n - 1 + d), 1)) != NULL) before = a->base - addr;
         }
         if (a && !before)
-            snprintf(what, sizeof what, "address 0x%llx is %llu bytes past the end of the %zu-byte %s at 0x%llx "
-                     "(element %llu of an array of %u-byte elements, which has %zu)", (unsigned long long)addr, (unsigned long long)past,
+            snprintf(what, sizeof what, emu_text("address 0x%llx is %llu bytes past the end of the %zu-byte %s at 0x%llx "
+                                                 "(element %llu of an array of %u-byte elements, which has %zu)"),
+                     (unsigned long long)addr, (unsigned long long)past,
                      a->size, a->what, (unsigned long long)a->base, (unsigned long long)((addr - a->base) / n), n, a->size / n);
         else if (a)
-            snprintf(what, sizeof what, "address 0x%llx is %llu bytes before the start of the %zu-byte %s at 0x%llx (a negative index?)",
+            snprintf(what, sizeof what, emu_text("address 0x%llx is %llu bytes before the start of the %zu-byte %s at 0x%llx "
+                                                 "(a negative index?)"),
                      (unsigned long long)addr, (unsigned long long)before, a->size, a->what, (unsigned long long)a->base);
         else if (emu_global_before(x, addr, n, what, sizeof what)) {
             /* far before what a pointer parameter points into: named by that parameter */
         } else
-            snprintf(what, sizeof what, "address 0x%llx is not device memory: a host pointer, a freed allocation or "
-                     "garbage? A kernel can only use memory from cudaMalloc (or __device__ variables)", (unsigned long long)addr);
+            snprintf(what, sizeof what, emu_text("address 0x%llx is not device memory: a host pointer, a freed allocation "
+                                                 "or garbage? A kernel can only use memory from cudaMalloc (or __device__ "
+                                                 "variables)"),
+                     (unsigned long long)addr);
     }
     emu_diag_report(EMU_FD_OOB_GLOBAL, "%s: an out-of-bounds global memory %s of %u bytes: %s. The launch fails with "
-                    "cudaErrorIllegalAddress.", where, acc_name[acc], n, what);
+                    "cudaErrorIllegalAddress.", where, emu_text(acc_name[acc]), n, what);
     emu_fatal(x, 700);
 }
 
@@ -51,7 +56,7 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
 static void tag_name(emu_ctx *x, uint32_t tag, char *buf, size_t len)
 {
     const char *ptx = tag >= 1 && tag <= x->nstags ? x->stags[tag].name : NULL;
-    emu_var_name(ptx ? ptx : "shared memory", buf, len);
+    emu_var_name(ptx ? ptx : emu_text("shared memory"), buf, len);
 }
 
 /* An access of n bytes at offset rel of the shared variable of tag (its address told both) that falls
@@ -59,22 +64,24 @@ static void tag_name(emu_ctx *x, uint32_t tag, char *buf, size_t len)
 static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t tag, int64_t rel, unsigned n, int acc)
 {
     if (emu_diag_first(EMU_FD_OOB_SHARED)) {
-        char where[800], name[200], what[700];
+        char where[800], name[200], what[1200];
         emu_where(x, w, l, in->loc, where, sizeof where);
         tag_name(x, tag, name, sizeof name);
         const emu_stag *st = tag >= 1 && tag <= x->nstags ? &x->stags[tag] : NULL;
         long long index = rel >= 0 ? rel / n : -((-rel + n - 1) / n);
         if (!st || (tag != EMU_SHARED_DYN_TAG && !st->size))
-            snprintf(what, sizeof what, "address 0x%x is not in any shared variable of this kernel (a pointer "
-                     "that does not point into shared memory?)", (unsigned)(EMU_SHARED_TAG_ADDR(tag) + rel));
+            snprintf(what, sizeof what, emu_text("address 0x%x is not in any shared variable of this kernel (a pointer "
+                                                 "that does not point into shared memory?)"),
+                     (unsigned)(EMU_SHARED_TAG_ADDR(tag) + rel));
         else if (tag == EMU_SHARED_DYN_TAG)
-            snprintf(what, sizeof what, "%s[%lld], but the dynamic shared memory of this launch (the third <<<>>> "
-                     "parameter) has %u bytes: %u elements of %u bytes", name, index, st->size, st->size / n, n);
+            snprintf(what, sizeof what, emu_text("%s[%lld], but the dynamic shared memory of this launch (the third "
+                                                 "<<<>>> parameter) has %u bytes: %u elements of %u bytes"),
+                     name, index, st->size, st->size / n, n);
         else
-            snprintf(what, sizeof what, "%s[%lld], but %s is declared with %u bytes: %u elements of %u bytes", name,
-                     index, name, st->size, st->size / n, n);
+            snprintf(what, sizeof what, emu_text("%s[%lld], but %s is declared with %u bytes: %u elements of %u bytes"),
+                     name, index, name, st->size, st->size / n, n);
         emu_diag_report(EMU_FD_OOB_SHARED, "%s: an out-of-bounds shared memory %s of %u bytes: %s. The launch fails "
-                        "with cudaErrorIllegalAddress.", where, acc_name[acc], n, what);
+                        "with cudaErrorIllegalAddress.", where, emu_text(acc_name[acc]), n, what);
     }
     emu_fatal(x, 700);
 }
@@ -86,7 +93,7 @@ static void local_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64
         emu_where(x, w, l, in->loc, where, sizeof where);
         emu_diag_report(EMU_FD_OOB_LOCAL, "%s: an out-of-bounds local memory %s of %u bytes at offset %lld (a local array "
                         "indexed out of range?). The launch fails with cudaErrorIllegalAddress.",
-                        where, acc_name[acc], n, (long long)(int64_t)off);
+                        where, emu_text(acc_name[acc]), n, (long long)(int64_t)off);
     }
     emu_fatal(x, 700);
 }
@@ -142,20 +149,30 @@ static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
     int64_t rel = (int64_t)(addr - a->open_lo), elem = (int64_t)a->guard_elem;
     int64_t index = rel >= 0 ? rel / elem : -((-rel + elem - 1) / elem);
     uint64_t count = (a->open_hi - a->open_lo) / a->guard_elem;
-    const char *verb = acc == ACC_LOAD ? "reads" : acc == ACC_STORE ? "writes" : "updates (atomically)";
-    if (index < 0)
-        emu_diag_report(kind, "%s: %s %s[%lld], before the start of %s (a negative index)%s", where, verb,
-                        a->guard_name, (long long)index, a->guard_name,
-                        acc == ACC_LOAD ? ": it reads whatever lies there." : ".");
+    /* TRANSLATORS: what a kernel did to an element outside an array, in "%s: %s %s[%lld], ...". */
+    const char *verb = acc == ACC_LOAD ? emu_text("reads") : acc == ACC_STORE ? emu_text("writes")
+                                                                              : emu_text("updates (atomically)");
+    if (index < 0 && acc == ACC_LOAD)
+        emu_diag_report(kind, "%s: reads %s[%lld], before the start of %s (a negative index): it reads whatever "
+                        "lies there.", where, a->guard_name, (long long)index, a->guard_name);
+    else if (index < 0)
+        emu_diag_report(kind, "%s: %s %s[%lld], before the start of %s (a negative index).", where, verb,
+                        a->guard_name, (long long)index, a->guard_name);
     else if (acc == ACC_LOAD)
-        emu_diag_report(kind, "%s: reads %s[%lld], but %s has %llu element%s, so the index is outside [0, %llu): "
-                        "a GPU reads whatever lies there and adds it in. Is the index checked against n?", where,
-                        a->guard_name, (long long)index, a->guard_name, (unsigned long long)count,
-                        count == 1 ? "" : "s", (unsigned long long)count);
+        emu_diag_report(kind, emu_ntext("%s: reads %s[%lld], but %s has %llu element, so the index is outside [0, "
+                                        "%llu): a GPU reads whatever lies there and adds it in. Is the index checked "
+                                        "against n?",
+                                        "%s: reads %s[%lld], but %s has %llu elements, so the index is outside [0, "
+                                        "%llu): a GPU reads whatever lies there and adds it in. Is the index checked "
+                                        "against n?", count),
+                        where, a->guard_name, (long long)index, a->guard_name, (unsigned long long)count,
+                        (unsigned long long)count);
     else
-        emu_diag_report(kind, "%s: %s %s[%lld], but %s has %llu element%s: the write lands outside the array, "
-                        "and the slot it was meant for is left as it was.", where, verb, a->guard_name,
-                        (long long)index, a->guard_name, (unsigned long long)count, count == 1 ? "" : "s");
+        emu_diag_report(kind, emu_ntext("%s: %s %s[%lld], but %s has %llu element: the write lands outside the array, "
+                                        "and the slot it was meant for is left as it was.",
+                                        "%s: %s %s[%lld], but %s has %llu elements: the write lands outside the "
+                                        "array, and the slot it was meant for is left as it was.", count),
+                        where, verb, a->guard_name, (long long)index, a->guard_name, (unsigned long long)count);
 }
 
 /* ---- Shared memory: never-written words and races -------------------------------------------- */
@@ -179,19 +196,19 @@ static void shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t 
         else snprintf(buf, len, "%s[%u]", name, (off - st->base) / (n ? n : 1));
         return;
     }
-    snprintf(buf, len, "byte %u", off);
+    snprintf(buf, len, emu_text("byte %u"), off);
 }
 
 /* What a learner should do about a lane reading what another lane of its warp wrote with no barrier between. */
-static const char emu_msg_warp_fix[] =
+static const char emu_msg_warp_fix[] = N_(
     "If this is a step of a block-wide tree, a __syncthreads() is missing; if it is warp-synchronous code "
     "such as the classic volatile last-warp unroll, it needs __syncwarp() since Volta, whose lanes need not "
-    "run in lockstep (or __shfl_down_sync instead of shared memory).";
+    "run in lockstep (or __shfl_down_sync instead of shared memory).");
 
 /* ... and about a read and another lane's write of one word inside one step. */
-static const char emu_msg_step_fix[] =
+static const char emu_msg_step_fix[] = N_(
     "Guard the step so that no lane writes what another lane reads in it (if (tid < s) in a last-warp "
-    "unroll), or read into a register, __syncwarp(), then write.";
+    "unroll), or read into a register, __syncwarp(), then write.");
 
 /* The bytes of shadow word k that an access of n bytes at byte off touches, one bit per byte. */
 static inline unsigned word_bytes(uint32_t k, uint32_t off, unsigned n)
@@ -212,9 +229,9 @@ static int other_lane(const uint8_t lanes[4], unsigned bytes, int l)
 static void thread_text(emu_ctx *x, unsigned warp, int lane, char *buf, size_t len)
 {
     unsigned t[3];
-    if (lane == EMU_SWORD_LANES) { snprintf(buf, len, "other threads"); return; }
+    if (lane == EMU_SWORD_LANES) { snprintf(buf, len, "%s", emu_text("other threads")); return; }
     thread_of(x, warp, (unsigned)lane, t);
-    snprintf(buf, len, "thread (%u,%u,%u)", t[0], t[1], t[2]);
+    snprintf(buf, len, emu_text("thread (%u,%u,%u)"), t[0], t[1], t[2]);
 }
 
 /* A read of never-written bytes: kept until the next barrier (see emu_pending). */
@@ -257,7 +274,7 @@ static void record_write(emu_ctx *x, emu_warp *w, emu_sword *s, unsigned bytes, 
 static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int acc, int same)
 {
     uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
-    char where[800], what[300], who[80];
+    char where[800], what[600], who[200];
     const uint32_t now = x->interval, fresh = x->block_interval;
 #define SHARED_WHERE() (emu_where(x, w, l, in->loc, where, sizeof where), \
                         shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
@@ -285,7 +302,7 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
                     thread_text(x, s->w_warp, wl, who, sizeof who);
                     emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory %s that %s of the same warp wrote, "
                                     "with no barrier between them: neither __syncthreads() nor "
-                                    "__syncwarp(). %s", where, what, who, emu_msg_warp_fix);
+                                    "__syncwarp(). %s", where, what, who, emu_text(emu_msg_warp_fix));
                 }
             }
             if (!r_now) {
@@ -330,7 +347,7 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
                     emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp read "
                                     "in the same step: a read and another lane's write of one word fall between the "
                                     "same two barriers, so the read may see the old or the new value. %s",
-                                    where, what, who, emu_msg_step_fix);
+                                    where, what, who, emu_text(emu_msg_step_fix));
                 }
             } else if (acc == ACC_STORE && w_step && !same && (wl = other_lane(s->w_lane, bytes & s->w_bytes, l)) >= 0) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
@@ -339,7 +356,7 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
                     emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp wrote "
                                     "with another value, with no barrier between them: neither __syncthreads() nor "
                                     "__syncwarp(), so which value stays is undefined. %s",
-                                    where, what, who, emu_msg_warp_fix);
+                                    where, what, who, emu_text(emu_msg_warp_fix));
                 }
             }
             if (race) pending_race(x, k);
@@ -369,7 +386,7 @@ void emu_flush_pending(emu_ctx *x)
     for (int i = 0; i < x->npend; i++) {
         const emu_pending *p = &x->pend[i];
         if (!emu_diag_add(EMU_FD_UNINIT_SHARED, p->reads + (i == 0 ? x->pend_more : 0))) continue;
-        char where[800], what[300];
+        char where[800], what[600];
         emu_where(x, &x->warps[p->warp], p->lane, p->loc, where, sizeof where);
         shared_what(x, p->off, p->size, what, sizeof what);
         emu_diag_report(EMU_FD_UNINIT_SHARED, "%s: reads shared memory %s that no thread of this block has written: "

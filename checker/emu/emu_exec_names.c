@@ -15,7 +15,7 @@ static int param_into(emu_ctx *x, const emu_alloc *a, int *from, uint64_t *value
         if (f->param_size[i] != 8) continue;
         memcpy(&p, x->params + f->param_off[i], 8);
         if (p < a->base || p >= a->base + a->size) continue;
-        if (!emu_param_name(x->m, f, i, name, len)) snprintf(name, len, "the kernel's argument %d", i + 1);
+        if (!emu_param_name(x->m, f, i, name, len)) snprintf(name, len, emu_text("the kernel's argument %d"), i + 1);
         *value = p;
         *from = i + 1;
         return 1;
@@ -38,7 +38,8 @@ void emu_global_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, 
         else snprintf(buf, len, "%s[%llu]", name, (unsigned long long)((addr - a->base) / n));
         return;
     }
-    snprintf(buf, len, "byte %llu of a %zu-byte %s allocation", (unsigned long long)(addr - a->base), a->size, a->what);
+    snprintf(buf, len, emu_text("byte %llu of a %zu-byte %s allocation"), (unsigned long long)(addr - a->base), a->size,
+             a->what);
 }
 
 int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t len)
@@ -54,8 +55,10 @@ int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t l
         int from = i;
         uint64_t value;
         if (!param_into(x, a, &from, &value, name, sizeof name)) continue;
-        snprintf(buf, len, "%s[%lld] lies %llu bytes before the start of the %zu-byte %s that %s points into: a "
-                 "negative index (an int index or count that passed INT_MAX and wrapped around?)", name,
+        snprintf(buf, len, emu_text("%s[%lld] lies %llu bytes before the start of the %zu-byte %s that %s points "
+                                    "into: a negative index (an int index or count that passed INT_MAX and wrapped "
+                                    "around?)"),
+                 name,
                  (long long)((int64_t)(addr - value) / (int64_t)n), (unsigned long long)(a->base - addr), a->size,
                  a->what, name);
         return 1;

@@ -42,9 +42,9 @@ typedef struct emu_release { uint32_t seq; uint8_t word; } emu_release;
 #define RACE_MAX_BLOCKS (1u << 24)   /* per-block releases are kept up to this many blocks */
 
 static const char emu_msg_global_fix[] =
-    "Threads that add into one total need an atomic (atomicAdd), or a partial per block (d_out[blockIdx.x]) "
+    N_("Threads that add into one total need an atomic (atomicAdd), or a partial per block (d_out[blockIdx.x]) "
     "added up afterwards; what one block writes and another reads needs __threadfence() and an atomic counter "
-    "between them (the last-block-done pattern).";
+    "between them (the last-block-done pattern).");
 
 /* ---- Per launch ------------------------------------------------------------------------------------ */
 
@@ -145,23 +145,24 @@ static void other_text(emu_ctx *x, emu_warp *w, uint32_t block, uint16_t warp, u
     uint32_t lin = (uint32_t)warp * 32 + lane, b = block - 1;
     unsigned tx = lin % x->block.x, ty = lin / x->block.x % x->block.y, tz = lin / (x->block.x * x->block.y);
     if (block != x->race.block)
-        snprintf(buf, len, "thread (%u,%u,%u) of block (%u,%u,%u)", tx, ty, tz, b % x->grid.x,
+        snprintf(buf, len, emu_text("thread (%u,%u,%u) of block (%u,%u,%u)"), tx, ty, tz, b % x->grid.x,
                  b / x->grid.x % x->grid.y, b / (x->grid.x * x->grid.y));
     else
-        snprintf(buf, len, "thread (%u,%u,%u) of %s", tx, ty, tz, warp == w->id ? "the same warp" : "another warp of this block");
+        snprintf(buf, len, warp == w->id ? emu_text("thread (%u,%u,%u) of the same warp")
+                                         : emu_text("thread (%u,%u,%u) of another warp of this block"), tx, ty, tz);
 }
 
 static void report(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n,
                    const char *verb, const char *other_verb, const emu_gaccess *r)
 {
     if (!emu_diag_first(EMU_FD_GLOBAL_RACE)) return;
-    char where[800], what[300], who[120];
+    char where[800], what[600], who[300];
     emu_where(x, w, l, in->loc, where, sizeof where);
     emu_global_name(x, a, addr, n, what, sizeof what);
     other_text(x, w, r->block, r->warp, r->lane, who, sizeof who);
     emu_diag_report(EMU_FD_GLOBAL_RACE, "%s: %s %s in global memory, which %s %s with nothing ordering the two: a "
                     "race on global memory, so updates can be lost. %s", where, verb, what, who, other_verb,
-                    emu_msg_global_fix);
+                    emu_text(emu_msg_global_fix));
 }
 
 /* ---- Accesses --------------------------------------------------------------------------------------- */
@@ -180,7 +181,10 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
     }
     if (!sh) return;
     uint32_t seq = ++x->race.seq;
-    const char *verb = kind == EMU_RACE_ATOMIC ? "updates with an atomic" : kind == EMU_RACE_READ ? "reads" : "writes";
+    /* TRANSLATORS: what two threads did to one word, in "%s: %s %s in global memory, which %s %s with nothing
+       ordering the two": this thread (present tense), then the other one (past tense). */
+    const char *verb = kind == EMU_RACE_ATOMIC ? emu_text("updates with an atomic")
+                       : kind == EMU_RACE_READ ? emu_text("reads") : emu_text("writes");
     for (uint64_t k = (addr - a->base) / 4; k <= (addr + n - 1 - a->base) / 4; k++) {
         emu_gword *g = &sh->words[k];
         uint64_t word = a->base + k * 4;
@@ -190,11 +194,11 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
          * writes (not with plain reads, so that the plain first read of a compare-and-swap loop, as the
          * CUDA guide writes it, is no race). A plain write of the value already there is no conflict. */
         if (conflicts(x, w, l, &g->plain, bytes, 0, word) && !(kind == EMU_RACE_WRITE && !strong && same))
-            report(x, w, in, l, a, addr, n, verb, "wrote", &g->plain);
+            report(x, w, in, l, a, addr, n, verb, emu_text("wrote"), &g->plain);
         else if (kind == EMU_RACE_WRITE && !strong && conflicts(x, w, l, &g->strong, bytes, 1, word))
-            report(x, w, in, l, a, addr, n, verb, "updated with an atomic", &g->strong);
+            report(x, w, in, l, a, addr, n, verb, emu_text("updated with an atomic"), &g->strong);
         else if (kind == EMU_RACE_WRITE && !strong && conflicts(x, w, l, &g->read, bytes, 0, word))
-            report(x, w, in, l, a, addr, n, verb, "read", &g->read);
+            report(x, w, in, l, a, addr, n, verb, emu_text("read"), &g->read);
         if (kind == EMU_RACE_READ) {
             if (!strong) record(x, w, l, &g->read, seq, bytes);
         } else {

@@ -61,14 +61,14 @@ static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int 
 {
     if (!emu_diag_first(EMU_FD_SHFL_ABSENT)) return;
     static const char *const names[] = { "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl_sync" };
-    char where[800], why[120];
+    char where[800], why[400];
     emu_where(x, w, l, in->loc, where, sizeof where);
     if (!(w->exists >> j & 1))
-        snprintf(why, sizeof why, "there is no thread in lane %d: the block has %u threads", j, x->nthreads);
+        snprintf(why, sizeof why, emu_text("there is no thread in lane %d: the block has %u threads"), j, x->nthreads);
     else if (!(w->live >> j & 1))
-        snprintf(why, sizeof why, "the thread in lane %d has already returned", j);
+        snprintf(why, sizeof why, emu_text("the thread in lane %d has already returned"), j);
     else
-        snprintf(why, sizeof why, "the thread in lane %d is not running this line (it took another branch)", j);
+        snprintf(why, sizeof why, emu_text("the thread in lane %d is not running this line (it took another branch)"), j);
     emu_diag_report(EMU_FD_SHFL_ABSENT, "%s: %s (shfl.sync) in lane %d reads the value of lane %d, but %s: the value "
                     "it gets is undefined. Only read from lanes that run the shuffle with it (a source lane "
                     "within the block and the branch, e.g. lane + offset < blockDim.x).",

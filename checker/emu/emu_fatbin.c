@@ -37,28 +37,28 @@ typedef struct {
 } emu_fatbin_entry;
 
 static const char emu_msg_no_ptx[] =
-    "this program was built without PTX; build with -gencode arch=compute_90,code=compute_90";
+    N_("this program was built without PTX; build with -gencode arch=compute_90,code=compute_90");
 static const char emu_msg_compressed[] =
-    "this program's PTX is compressed; build with -Xfatbin -compress=false";
+    N_("this program's PTX is compressed; build with -Xfatbin -compress=false");
 static const char emu_msg_bad_wrapper[] =
-    "this program's device code is not a fat binary the emulator understands "
-    "(built with -rdc=true? the emulator needs whole-program compilation)";
+    N_("this program's device code is not a fat binary the emulator understands "
+    "(built with -rdc=true? the emulator needs whole-program compilation)");
 static const char emu_msg_too_new[] =
-    "this program's PTX is for compute_%u; the emulator runs compute_90 or older: "
-    "build with -gencode arch=compute_90,code=compute_90";
+    N_("this program's PTX is for compute_%u; the emulator runs compute_90 or older: "
+    "build with -gencode arch=compute_90,code=compute_90");
 
 int emu_fatbin_ptx(const void *wrapper, const char **ptx, size_t *len, char *err, size_t errlen)
 {
     const emu_fatbin_wrapper *w = wrapper;
     if (!w || (uint32_t)w->magic != EMU_WRAPPER_MAGIC || w->version != 1 || !w->data) {
-        snprintf(err, errlen, "%s", emu_msg_bad_wrapper);
+        snprintf(err, errlen, "%s", emu_text(emu_msg_bad_wrapper));
         return -1;
     }
     const unsigned char *fat = (const unsigned char *)w->data;
     emu_fatbin_header h;
     memcpy(&h, fat, sizeof h);
     if (h.magic != EMU_FATBIN_MAGIC || h.header_size < sizeof h) {
-        snprintf(err, errlen, "%s", emu_msg_bad_wrapper);
+        snprintf(err, errlen, "%s", emu_text(emu_msg_bad_wrapper));
         return -1;
     }
 
@@ -82,9 +82,9 @@ int emu_fatbin_ptx(const void *wrapper, const char **ptx, size_t *len, char *err
         p += e->header_size + e->payload_size;
     }
     if (!best) {
-        if (compressed) snprintf(err, errlen, "%s", emu_msg_compressed);
-        else if (too_new) snprintf(err, errlen, emu_msg_too_new, too_new);
-        else snprintf(err, errlen, "%s", emu_msg_no_ptx);
+        if (compressed) snprintf(err, errlen, "%s", emu_text(emu_msg_compressed));
+        else if (too_new) snprintf(err, errlen, emu_text(emu_msg_too_new), too_new);
+        else snprintf(err, errlen, "%s", emu_text(emu_msg_no_ptx));
         return -1;
     }
     const char *text = (const char *)best + best->header_size;

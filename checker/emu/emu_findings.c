@@ -8,13 +8,13 @@
 
 #include "emu_rt.h"
 
-#define EMU_FINDING_MAX_LEN   1024  /* longer texts are cut */
+#define EMU_FINDING_MAX_LEN   4096  /* longer texts are cut */
 #define EMU_FINDINGS_KEPT     100   /* distinct findings kept between two emu_findings_take calls */
 #define EMU_FINDINGS_PRINTED  50    /* distinct findings printed in a whole run */
 #define EMU_SEEN_SLOTS        4096  /* remembered texts, for "print each one once" */
 
 static const char emu_msg_too_many[] =
-    "emulator: more findings follow; only the first %d distinct ones are printed\n";
+    N_("emulator: more findings follow; only the first %d distinct ones are printed\n");
 
 static uint64_t emu_seen[EMU_SEEN_SLOTS];  /* hashes of printed texts; 0 = empty slot */
 static int emu_printed;
@@ -58,7 +58,7 @@ static void emu_record(const char *text, const char *shown, uint64_t h)
 {
     if (!emu_seen_before(h) && !emu_quiet()) {
         if (emu_printed < EMU_FINDINGS_PRINTED) fprintf(stderr, "emulator: %s\n", shown);
-        else if (emu_printed == EMU_FINDINGS_PRINTED) fprintf(stderr, emu_msg_too_many, EMU_FINDINGS_PRINTED);
+        else if (emu_printed == EMU_FINDINGS_PRINTED) fprintf(stderr, emu_text(emu_msg_too_many), EMU_FINDINGS_PRINTED);
         emu_printed++;
     }
     /* Kept once per take, so a harness that takes after each test sees a repeat in a later test. */
@@ -77,7 +77,7 @@ void emu_finding(const char *fmt, ...)
     char text[EMU_FINDING_MAX_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    vsnprintf(text, sizeof text, emu_text(fmt), ap);
     va_end(ap);
     uint64_t h = emu_hash(text);
     pthread_mutex_lock(&emu_findings_lock);
@@ -90,7 +90,7 @@ void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ..
     char body[EMU_FINDING_MAX_LEN], text[EMU_FINDING_MAX_LEN + 600], shown[EMU_FINDING_MAX_LEN + 600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(body, sizeof body, fmt, ap);
+    vsnprintf(body, sizeof body, emu_text(fmt), ap);
     va_end(ap);
     for (char *c = body; *c; c++) if (*c == '\n') *c = ' ';   /* one line each: the harness splits on lines */
     int placed = where && *where;

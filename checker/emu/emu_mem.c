@@ -15,11 +15,11 @@
 #define EMU_HUGE_PAGE   ((size_t)2 << 20)
 
 static const char emu_msg_too_big[] =
-    "%s of %zu bytes failed: the emulator holds at most %zu bytes of device memory and %zu are in use";
+    N_("%s of %zu bytes failed: the emulator holds at most %zu bytes of device memory and %zu are in use");
 static const char emu_msg_host_oom[] =
-    "%s of %zu bytes failed: this computer has not enough free memory for it";
+    N_("%s of %zu bytes failed: this computer has not enough free memory for it");
 static const char emu_msg_bad_free[] =
-    "%s(%p): that pointer is not the start of memory from %s";
+    N_("%s(%p): that pointer is not the start of memory from %s");
 
 typedef struct emu_rec {
     emu_alloc a;
@@ -45,7 +45,7 @@ static const char *emu_kind_allocator(enum emu_mem_kind k)
     case EMU_MEM_DEVICE: return "cudaMalloc";
     case EMU_MEM_HOST: return "cudaMallocHost";
     case EMU_MEM_MANAGED: return "cudaMallocManaged";
-    default: return "a module";
+    default: return emu_text("a module");
     }
 }
 
@@ -87,7 +87,7 @@ int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_
     a->open_lo = (uintptr_t)base;
     a->open_hi = (uintptr_t)base + bytes;
     a->guard_elem = elem_size ? elem_size : 1;
-    snprintf(a->guard_name, sizeof a->guard_name, "%s", name && *name ? name : "the array");
+    snprintf(a->guard_name, sizeof a->guard_name, "%s", name && *name ? name : emu_text("the array"));
     return 1;
 }
 

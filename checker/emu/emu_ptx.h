@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "emu.h"
+#include "emu_text.h"
 
 /* ---- The instruction set ---------------------------------------------------------------------------
  *

@@ -38,9 +38,9 @@ int emu_ptx_fail(emu_parser *p, const char *fmt, ...)
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, emu_text(fmt), ap);
     va_end(ap);
-    if (p->err && p->errlen) snprintf(p->err, p->errlen, "PTX line %d: %s", p->line, msg);
+    if (p->err && p->errlen) snprintf(p->err, p->errlen, emu_text("PTX line %d: %s"), p->line, msg);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "emu.h"
+#include "emu_text.h"
 
 /* ---- The emulated device: one table of limits, used by the launch checks and the properties ------ */
 

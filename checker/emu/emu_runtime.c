@@ -8,38 +8,38 @@
 
 /* ---- Messages ----------------------------------------------------------------------------------------- */
 
-static const char emu_msg_no_image[] = "kernel %s cannot run: %s";
-static const char emu_msg_bad_ptx[] = "the emulator cannot load this program's PTX: %s";
+static const char emu_msg_no_image[] = N_("kernel %s cannot run: %s");
+static const char emu_msg_bad_ptx[] = N_("the emulator cannot load this program's PTX: %s");
 static const char emu_msg_not_in_ptx[] =
-    "kernel %s is registered by the host code but missing from the program's PTX";
+    N_("kernel %s is registered by the host code but missing from the program's PTX");
 static const char emu_msg_unknown_fn[] =
-    "a kernel launch named %p, which is not a __global__ function of this program";
+    N_("a kernel launch named %p, which is not a __global__ function of this program");
 static const char emu_msg_block_zero[] =
-    "kernel %s was launched with %s = (%u, %u, %u): every dimension must be at least 1";
+    N_("kernel %s was launched with %s = (%u, %u, %u): every dimension must be at least 1");
 static const char emu_msg_block_dim[] =
-    "kernel %s was launched with blockDim.%c = %u; the limit is %u";
+    N_("kernel %s was launched with blockDim.%c = %u; the limit is %u");
 static const char emu_msg_block_threads[] =
-    "kernel %s was launched with %llu threads per block (%u x %u x %u); a block holds at most %d threads";
+    N_("kernel %s was launched with %llu threads per block (%u x %u x %u); a block holds at most %d threads");
 static const char emu_msg_grid_dim[] =
-    "kernel %s was launched with gridDim.%c = %u; the limit is %u";
+    N_("kernel %s was launched with gridDim.%c = %u; the limit is %u");
 static const char emu_msg_shared[] =
-    "kernel %s needs %zu bytes of shared memory per block (%zu static + %zu dynamic); the limit is %zu%s";
+    N_("kernel %s needs %zu bytes of shared memory per block (%zu static + %zu dynamic); the limit is %zu%s");
 static const char emu_msg_shared_optin[] =
-    " (a kernel may opt in to up to %u with cudaFuncSetAttribute(kernel, "
-    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))";
+    N_(" (a kernel may opt in to up to %u with cudaFuncSetAttribute(kernel, "
+    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))");
 static const char emu_msg_bad_stream[] =
-    "kernel %s was launched on a stream that was never created or is already destroyed";
+    N_("kernel %s was launched on a stream that was never created or is already destroyed");
 static const char emu_msg_no_args[] =
-    "kernel %s takes %d parameters but the launch passed no argument array";
+    N_("kernel %s takes %d parameters but the launch passed no argument array");
 static const char emu_msg_config_overflow[] =
-    "too many nested <<<...>>> configurations: the emulator keeps %d";
+    N_("too many nested <<<...>>> configurations: the emulator keeps %d");
 static const char emu_msg_unknown_symbol[] =
-    "%p is not a __device__ or __constant__ variable of this program (pass the variable itself, "
-    "not its address or a pointer to it)";
+    N_("%p is not a __device__ or __constant__ variable of this program (pass the variable itself, "
+    "not its address or a pointer to it)");
 static const char emu_msg_symbol_missing[] =
-    "variable %s is registered by the host code but missing from the program's PTX";
+    N_("variable %s is registered by the host code but missing from the program's PTX");
 static const char emu_msg_managed_missing[] =
-    "__managed__ variable %s has no storage in the program's PTX; host code sees a zeroed stand-in";
+    N_("__managed__ variable %s has no storage in the program's PTX; host code sees a zeroed stand-in");
 
 /* ---- The registry ------------------------------------------------------------------------------------- */
 
@@ -116,7 +116,8 @@ static cudaError_t emu_binary_load(emu_rt_binary *b)
     err[0] = '\0';
     b->module = emu_module_load(ptx, len, err, sizeof err);
     if (!b->module) {
-        snprintf(b->load_message, sizeof b->load_message, emu_msg_bad_ptx, err[0] ? err : "no reason given");
+        snprintf(b->load_message, sizeof b->load_message, emu_text(emu_msg_bad_ptx),
+                 err[0] ? err : emu_text("no reason given"));
         emu_bind_managed(b);
         return b->load_error = cudaErrorInvalidPtx;
     }
@@ -212,7 +213,7 @@ void __cudaUnregisterFatBinary(void **handle)
     b->module = NULL;
     b->tried = 1;  /* the program is ending: do not reload */
     b->load_error = cudaErrorCudartUnloading;
-    snprintf(b->load_message, sizeof b->load_message, "the program is exiting");
+    snprintf(b->load_message, sizeof b->load_message, "%s", emu_text("the program is exiting"));
     for (emu_rt_function *f = emu_functions; f; f = f->next)
         if (f->bin == b) f->kernel = NULL;
 }
@@ -344,7 +345,7 @@ static cudaError_t emu_check_config(const emu_rt_function *f, const emu_kernel *
     if (stat + dynamic_shared > limit) {
         char optin[200] = "";
         if (stat + dynamic_shared <= EMU_SHARED_PER_BLOCK_OPTIN)
-            snprintf(optin, sizeof optin, emu_msg_shared_optin, EMU_SHARED_PER_BLOCK_OPTIN);
+            snprintf(optin, sizeof optin, emu_text(emu_msg_shared_optin), EMU_SHARED_PER_BLOCK_OPTIN);
         emu_finding(emu_msg_shared, name, stat + dynamic_shared, stat, dynamic_shared, limit, optin);
         return cudaErrorInvalidValue;  /* what a GPU's runtime returns for too much shared memory */
     }
@@ -417,7 +418,7 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void 
 }
 
 static const char emu_msg_coop_too_large[] =
-    "cooperative launch of kernel %s asks for %llu blocks, but only %d x %d SMs = %d can be resident at once";
+    N_("cooperative launch of kernel %s asks for %llu blocks, but only %d x %d SMs = %d can be resident at once");
 
 /* A cooperative launch must fit on the device at once, so that grid.sync() can wait for every block. */
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
@@ -441,7 +442,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
 }
 
 static const char emu_msg_cluster[] =
-    "kernel %s was launched in thread block clusters of (%u, %u, %u); the emulator does not run clusters";
+    N_("kernel %s was launched in thread block clusters of (%u, %u, %u); the emulator does not run clusters");
 
 /* The extensible launch (cudaLaunchKernelEx in C++), which CUB uses for programmatic dependent launch.
  * Launches run one after another here, so the attributes that only change scheduling change nothing;

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <cuda_runtime_api.h>
 #include "../emu/emu.h"
+#include "../i18n/i18n.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -9,7 +9,7 @@
 static void *checked_malloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) ck_abort_msg("The checker ran out of host memory (%zu bytes).", bytes);
+    if (!p) ck_abort_msg(_("The checker ran out of host memory (%zu bytes)."), bytes);
     return p;
 }
 
@@ -101,11 +101,11 @@ void dev_expect_unchanged(const dev_buffer *b, const char *what)
     if (at < 0) return;
     long index = element_of(b, at);
     if (index >= 0 && (size_t)index < b->count)
-        harness_fail("The input is read-only: keep partial sums in shared memory or registers, not in d_in.",
-                     "%s changed the input: element %ld of d_in is different after the run.", what, index);
-    harness_fail("A write past the end of an array usually comes from an index that is not checked "
-                 "against n.",
-                 "%s wrote outside the input array, at element %ld (the array has %zu elements).", what,
+        harness_fail(_("The input is read-only: keep partial sums in shared memory or registers, not in d_in."),
+                     _("%s changed the input: element %ld of d_in is different after the run."), what, index);
+    harness_fail(_("A write past the end of an array usually comes from an index that is not checked "
+                   "against n."),
+                 _("%s wrote outside the input array, at element %ld (the array has %zu elements)."), what,
                  index, b->count);
 }
 
@@ -117,12 +117,14 @@ void dev_expect_guards_intact(const dev_buffer *b, const char *what)
     long after = first_difference(now, b->h_image, end, total_bytes(b));
     free(now);
     if (before >= 0)
-        harness_fail("Which thread writes the block's result, and to which index?",
-                     "%s wrote before the start of d_out (element %ld).", what, element_of(b, before));
+        harness_fail(_("Which thread writes the block's result, and to which index?"),
+                     _("%s wrote before the start of d_out (element %ld)."), what, element_of(b, before));
     if (after >= 0)
-        harness_fail("Which thread writes the block's result, and to which index?",
-                     "%s wrote past the end of d_out: element %ld, but only %zu element%s expected.",
-                     what, element_of(b, after), b->count, b->count == 1 ? " was" : "s were");
+        harness_fail(_("Which thread writes the block's result, and to which index?"),
+                     _n("%s wrote past the end of d_out: element %ld, but only %zu element was expected.",
+                        "%s wrote past the end of d_out: element %ld, but only %zu elements were expected.",
+                        (unsigned long)b->count),
+                     what, element_of(b, after), b->count);
 }
 
 void dev_free(dev_buffer *b)

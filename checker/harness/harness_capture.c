@@ -53,11 +53,13 @@ static void capture_finish(void)
     const char *name = tcase_name();
     capture_test = name ? name : "";
     for (const harness_test *t = capture_tests; t && t->name && name; t++)
-        if (t->fn && t->fn->name && strcmp(t->fn->name, name) == 0) capture_test = t->name;
+        if (t->fn && t->fn->name && strcmp(t->fn->name, name) == 0) capture_test = _(t->name);
     if (capture_dropped_bytes > 0) {
-        printf("      [... your kernel printed %llu more line%s (%llu bytes) in the test \"%s\"; only the "
-               "first %d lines are shown]\n", capture_dropped_lines, capture_dropped_lines == 1 ? "" : "s",
-               capture_dropped_bytes, capture_test, CAPTURE_LINES);
+        printf(_n("      [... your kernel printed %llu more line (%llu bytes) in the test \"%s\"; only the "
+                  "first %d lines are shown]\n",
+                  "      [... your kernel printed %llu more lines (%llu bytes) in the test \"%s\"; only the "
+                  "first %d lines are shown]\n", (unsigned long)capture_dropped_lines),
+               capture_dropped_lines, capture_dropped_bytes, capture_test, CAPTURE_LINES);
         fflush(stdout);
     }
 }

@@ -41,7 +41,7 @@ int harness_same_float(float expected, float actual)
 
 void harness_describe_float(float x, char *buf, size_t len)
 {
-    if (harness_is_poison_float(x)) snprintf(buf, len, "the poison NaN");
+    if (harness_is_poison_float(x)) snprintf(buf, len, "%s", _("the poison NaN"));
     else if (isnan(x)) snprintf(buf, len, "NaN");
     else if (isinf(x)) snprintf(buf, len, "%sinf", x < 0 ? "-" : "+");
     else snprintf(buf, len, "%.9g", (double)x);
@@ -53,51 +53,63 @@ void harness_explain_float(double expected, float actual, float guard, char *buf
      * [0, n) (its finding then says where); on a GPU, when the numbers fit. */
     int guard_seen = guard != 0.0f && harness_guard_read_seen();
     if (harness_is_poison_float(actual)) {
-        snprintf(buf, len, "it still holds the poison NaN (payload 0xDEAD) that the checker put there: "
-                 "nothing was written to it");
+        snprintf(buf, len, "%s", _("it still holds the poison NaN (payload 0xDEAD) that the checker put there: "
+                                   "nothing was written to it"));
         return;
     }
     if (guard_seen && (actual == guard || actual == -guard)) {
-        snprintf(buf, len, "it is %g, the guard value the checker keeps just outside the input: an element "
-                 "outside [0, n) was read", (double)actual);
+        snprintf(buf, len, _("it is %g, the guard value the checker keeps just outside the input: an element "
+                             "outside [0, n) was read"),
+                 (double)actual);
         return;
     }
     if (isinf(expected) && (actual == FLT_MAX || actual == -FLT_MAX)) {
         const char *sign = actual < 0 ? "-" : "";
-        snprintf(buf, len, "it is %sFLT_MAX, the %s finite float, where %sinf belongs: an accumulator that "
-                 "starts at %sFLT_MAX keeps that value when no element replaces it (no element at all, or "
-                 "only infinities or NaNs), so its start, the identity, must be %sINFINITY", sign,
-                 actual < 0 ? "lowest" : "highest", expected < 0 ? "-" : "+", sign, expected < 0 ? "-" : "");
+        snprintf(buf, len,
+                 actual < 0 ? _("it is %sFLT_MAX, the lowest finite float, where %sinf belongs: an accumulator that "
+                                "starts at %sFLT_MAX keeps that value when no element replaces it (no element at "
+                                "all, or only infinities or NaNs), so its start, the identity, must be %sINFINITY")
+                            : _("it is %sFLT_MAX, the highest finite float, where %sinf belongs: an accumulator "
+                                "that starts at %sFLT_MAX keeps that value when no element replaces it (no element "
+                                "at all, or only infinities or NaNs), so its start, the identity, must be "
+                                "%sINFINITY"),
+                 sign, expected < 0 ? "-" : "+", sign, expected < 0 ? "-" : "");
         return;
     }
     if (isinf(expected) && !isnan(actual) && actual != expected) {
-        snprintf(buf, len, "%s stands where %sinf belongs: the identity, or an infinity of the input, was "
-                 "lost", isinf(actual) ? "the opposite infinity" : "a finite value", expected < 0 ? "-" : "+");
+        snprintf(buf, len,
+                 isinf(actual) ? _("the opposite infinity stands where %sinf belongs: the identity, or an infinity "
+                                   "of the input, was lost")
+                               : _("a finite value stands where %sinf belongs: the identity, or an infinity of "
+                                   "the input, was lost"),
+                 expected < 0 ? "-" : "+");
         return;
     }
     if (isnan(actual) && !isnan(expected)) {
-        snprintf(buf, len, "it is NaN, but no NaN was expected: a NaN comes from inf - inf, 0 * inf or a "
-                 "value that was never written");
+        snprintf(buf, len, "%s", _("it is NaN, but no NaN was expected: a NaN comes from inf - inf, 0 * inf or "
+                                   "a value that was never written"));
         return;
     }
     if (isinf(actual) && !isinf(expected)) {
         if (guard_seen)
-            snprintf(buf, len, "it is %sinf, but the result is finite: the guard %g just outside the input was "
-                     "read", actual < 0 ? "-" : "+", (double)guard);
+            snprintf(buf, len, _("it is %sinf, but the result is finite: the guard %g just outside the input "
+                                 "was read"),
+                     actual < 0 ? "-" : "+", (double)guard);
         else
-            snprintf(buf, len, "it is %sinf, but the result is finite: a sum overflowed, or an infinity came "
-                     "from something other than the input", actual < 0 ? "-" : "+");
+            snprintf(buf, len, _("it is %sinf, but the result is finite: a sum overflowed, or an infinity came "
+                                 "from something other than the input"),
+                     actual < 0 ? "-" : "+");
         return;
     }
     if (isnan(expected) && !isnan(actual)) {
-        snprintf(buf, len, "it is %g, but a NaN in the input should have made it NaN", (double)actual);
+        snprintf(buf, len, _("it is %g, but a NaN in the input should have made it NaN"), (double)actual);
         return;
     }
     if (guard_seen && fabs((double)actual - expected) >= 0.5 * fabs((double)guard))
-        snprintf(buf, len, "it is off by about %.3g: the guard value %g that surrounds the input was read",
+        snprintf(buf, len, _("it is off by about %.3g: the guard value %g that surrounds the input was read"),
                  (double)actual - expected, (double)guard);
     else
-        snprintf(buf, len, "it is off by %.6g", (double)actual - expected);
+        snprintf(buf, len, _("it is off by %.6g"), (double)actual - expected);
 }
 
 /* Neumaier's compensated sum in double: keeps the rounding error of every addition in c. */

@@ -45,7 +45,7 @@ uint16_t harness_float_to_half(harness_half_kind k, float f)
 void *harness_alloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
-    ck_assert_msg(p != NULL, "The checker ran out of host memory (%zu bytes).", bytes);
+    ck_assert_msg(p != NULL, _("The checker ran out of host memory (%zu bytes)."), bytes);
     return p;
 }
 
@@ -77,6 +77,6 @@ dev_buffer dev_output_halves(size_t n)
 
 void harness_describe_half(harness_half_kind k, uint16_t h, char *buf, size_t len)
 {
-    if (h == HARNESS_POISON_HALF_BITS) snprintf(buf, len, "the poison NaN (0x%04X)", h);
+    if (h == HARNESS_POISON_HALF_BITS) snprintf(buf, len, _("the poison NaN (0x%04X)"), h);
     else harness_describe_float(harness_half_to_float(k, h), buf, len);
 }

@@ -12,9 +12,10 @@ void *dev_input_repeated(const void *chunk, size_t chunk_bytes, size_t total_byt
     size_t free_bytes = 0, device_bytes = 0;
     CUDA_OK(cudaMemGetInfo(&free_bytes, &device_bytes));
     if (free_bytes < total_bytes + ((size_t)512 << 20)) {
-        snprintf(why, len, "because %s has %.1f GiB free and the input needs %.1f GiB",
-                 backend_is_emulator() ? "the emulator" : "the GPU", (double)free_bytes / (1u << 30),
-                 (double)total_bytes / (1u << 30));
+        snprintf(why, len,
+                 backend_is_emulator() ? _("because the emulator has %.1f GiB free and the input needs %.1f GiB")
+                                       : _("because the GPU has %.1f GiB free and the input needs %.1f GiB"),
+                 (double)free_bytes / (1u << 30), (double)total_bytes / (1u << 30));
         return NULL;
     }
     CUDA_OK(cudaMalloc(&d, total_bytes));

@@ -26,7 +26,7 @@ static void probe_gpu(void)
         char line[300] = "";
         if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
             cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-            snprintf(line, sizeof line, "the GPU (%s)", prop.name);
+            snprintf(line, sizeof line, _("the GPU (%s)"), prop.name);
         ssize_t ignored = write(fds[1], line, strlen(line));
         (void)ignored;
         _exit(0);
@@ -45,7 +45,7 @@ const char *harness_backend(void)
     if (!backend_probed) {
         backend_probed = 1;
         if (backend_is_emulator())
-            snprintf(backend_label, sizeof backend_label, "the emulator on CPU");
+            snprintf(backend_label, sizeof backend_label, "%s", _("the emulator on CPU"));
         else
             probe_gpu();
     }
@@ -131,7 +131,7 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
         r.line = tr_lno(tr);
     } else {
         r.outcome = HARNESS_CRASHED;
-        r.message = strdup("The test could not be started.");
+        r.message = strdup(_("The test could not be started."));
     }
     /* Check's result owns the file name; keep a copy past srunner_free. */
     r.file = r.file ? strdup(r.file) : NULL;
@@ -143,9 +143,9 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
 /* Why a test does not run on this backend, or NULL when it does. */
 static const char *not_run_because(const harness_test *t, const char *backend)
 {
-    if (t->needs != NEEDS_NOTHING && !backend) return "skipped: no device";
-    if (t->needs == NEEDS_GPU && backend_is_emulator()) return "GPU only: more than the emulator holds";
-    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return "graded by the emulator, below";
+    if (t->needs != NEEDS_NOTHING && !backend) return _("skipped: no device");
+    if (t->needs == NEEDS_GPU && backend_is_emulator()) return _("GPU only: more than the emulator holds");
+    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return _("graded by the emulator, below");
     return NULL;
 }
 
@@ -170,6 +170,10 @@ static void remember_endless_kernels(void)
 
 int harness_run(const harness_exercise *ex, int argc, char **argv)
 {
+    course_i18n_init();   /* before anything is said, and before the tests' processes are forked */
+    /* Check cuts a failure's message at 4 KiB; one with two findings in Chinese (3 bytes a character) can
+     * come near that. */
+    check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
     const char *no_colour = getenv("NO_COLOR");
     int tty = isatty(STDOUT_FILENO);
@@ -178,21 +182,21 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     const char *backend = harness_backend();
     double timeout = test_timeout();
 
-    if (!opt.second_opinion) printf("%sExercise %s: %s%s\n", BOLD, ex->number, ex->title, RESET);
+    if (!opt.second_opinion) printf(_("%sExercise %s: %s%s\n"), BOLD, ex->number, _(ex->title), RESET);
     if (backend && opt.second_opinion)
-        printf("Running on %s with seed %" PRIu64 ".\n", backend, seed);
+        printf(_("Running on %s with seed %" PRIu64 ".\n"), backend, seed);
     else if (backend) {
         /* A GPU's name can make this longer than the terminal's 100 columns: then the replay goes below. */
-        char line[400];
-        int len = snprintf(line, sizeof line, "Running on %s with seed %" PRIu64 " (SEED=%" PRIu64
-                           " make ex%s replays this run).", backend, seed, seed, ex->number);
-        if (len <= 100) printf("%s\n\n", line);
-        else printf("Running on %s with seed %" PRIu64 "\n(SEED=%" PRIu64 " make ex%s replays this run).\n\n",
+        char line[600];
+        snprintf(line, sizeof line, _("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run)."),
+                 backend, seed, seed, ex->number);
+        if (text_width(line, strlen(line)) <= 100) printf("%s\n\n", line);
+        else printf(_("Running on %s with seed %" PRIu64 "\n(SEED=%" PRIu64 " make ex%s replays this run).\n\n"),
                     backend, seed, seed, ex->number);
     }
     else
-        printf("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
-               "kernels are skipped; only the tests that need no device run.\n\n");
+        printf("%s", _("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
+                       "kernels are skipped; only the tests that need no device run.\n\n"));
     fflush(stdout);
 
     /* The harness reports the emulator's findings in the failing test's message, not on stderr. */
@@ -218,33 +222,37 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     int ran = 0, failed = 0, skipped = 0, agreed = 0, all_unwritten = 1, listed = 0, timed_out = 0;
     double start = now_seconds();
     for (const harness_test *t = ex->tests; t->name; t++) {
-        if (opt.only && !strstr(t->name, opt.only)) continue;
+        /* The test's name in the learner's language (--only finds it by either). */
+        const char *name = _(t->name);
+        if (opt.only && !strstr(t->name, opt.only) && !strstr(name, opt.only)) continue;
         harness_result *r = &results[listed++];
         const char *why = not_run_because(t, backend);
         if (why) {
-            *r = (harness_result){.name = t->name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
+            *r = (harness_result){.name = name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
             skipped += t->needs != NEEDS_NOTHING && !backend;
-            if (4 + strlen(t->name) + 3 + strlen(why) <= 100)
-                printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, t->name, DIM, why, RESET);
+            if (4 + text_width(name, strlen(name)) + 3 + text_width(why, strlen(why)) <= 100)
+                printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
             else   /* the reason on a line of its own, rather than past the terminal's 100 columns */
-                printf("  %s-%s %s\n      %s(%s)%s\n", DIM, RESET, t->name, DIM, why, RESET);
+                printf("  %s-%s %s\n      %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
             fflush(stdout);
             continue;
         }
         /* After a test that never finished, the later ones that run kernels would wait as long: one line
          * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
         if (timed_out && t->needs != NEEDS_NOTHING) {
-            char why[200];
-            snprintf(why, sizeof why, "Not run: an earlier test did not finish within %.0f seconds, and this "
-                     "one would wait as long.", timeout);
-            *r = (harness_result){.name = t->name, .outcome = HARNESS_FAILED, .message = strdup(why)};
+            char why[600];
+            snprintf(why, sizeof why, _("Not run: an earlier test did not finish within %.0f seconds, and this "
+                                        "one would wait as long."),
+                     timeout);
+            *r = (harness_result){.name = name, .outcome = HARNESS_FAILED, .message = strdup(why)};
             ran++, failed++, all_unwritten = 0;
             report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
             continue;
         }
         /* At a terminal, the test that is running is named until its line replaces it. */
-        if (tty) printf("  %s… %s%s\r", DIM, t->name, RESET), fflush(stdout);
+        if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
         *r = run_one(t, ex->number, timeout);
+        r->name = name;
         if (tty) printf("\033[K");
         ran++;
         timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
@@ -255,7 +263,8 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (r->outcome != HARNESS_PASSED) {
             failed++;
             /* Untouched: every failure is an output never written, and the emulator saw nothing. */
-            if (!strstr(r->message, "poison") || strstr(r->message, "\n[")) all_unwritten = 0;
+            if ((!strstr(r->message, "poison") && !strstr(r->message, P_("poison"))) || strstr(r->message, "\n["))
+                all_unwritten = 0;
         }
         report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
         fflush(stdout);
@@ -264,22 +273,27 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (opt.xml) harness_write_xml(opt.xml, ex->number, results, listed, now_seconds() - start);
     int passed = ran - failed;
     if (agreed == ran && ran)
-        printf("  %s✓%s All %d tests pass here too.\n", GREEN, RESET, agreed);
+        printf(_("  %s✓%s All %d tests pass here too.\n"), GREEN, RESET, agreed);
     else if (agreed)
-        printf("  %s✓%s The %d other test%s pass%s here too.\n", GREEN, RESET, agreed, agreed == 1 ? "" : "s",
-               agreed == 1 ? "es" : "");
+        printf(_n("  %s✓%s The %d other test passes here too.\n", "  %s✓%s The %d other tests pass here too.\n",
+                  (unsigned long)agreed),
+               GREEN, RESET, agreed);
     printf("\n");
+    char lesson[512];
     if (ran == 0)
-        printf("No test of exercise %s could run here.\n", ex->number);
+        printf(_("No test of exercise %s could run here.\n"), ex->number);
     else if (failed == 0)
-        printf("%sAll %d tests pass: exercise %s is done.%s\n", GREEN, passed, ex->number, RESET);
+        printf(_("%sAll %d tests pass: exercise %s is done.%s\n"), GREEN, passed, ex->number, RESET);
     else if (passed == 0 && all_unwritten)
-        printf("0 of %d tests pass yet. The lesson is %s.\n", ran, ex->lesson);
+        printf(_("0 of %d tests pass yet. The lesson is %s.\n"), ran,
+               course_lesson_path(ex->lesson, lesson, sizeof lesson));
     else
-        printf("%d of %d tests pass. Fix the first %s✗%s above, then run `make ex%s` again.\n", passed, ran,
+        printf(_("%d of %d tests pass. Fix the first %s✗%s above, then run `make ex%s` again.\n"), passed, ran,
                RED, RESET, ex->number);
     if (skipped)
-        printf("%d test%s skipped because no device could run kernels.\n", skipped, skipped == 1 ? " was" : "s were");
+        printf(_n("%d test was skipped because no device could run kernels.\n",
+                  "%d tests were skipped because no device could run kernels.\n", (unsigned long)skipped),
+               skipped);
     if (opt.summary)
         printf("RESULT passed=%d failed=%d skipped=%d\n", passed, failed, skipped);
     fflush(stdout);

@@ -10,19 +10,19 @@ static const char *partial_hint_for(const partials_spec *spec, int expected, int
 {
     char why[256];
     if (got == HARNESS_POISON_INT)
-        return "Nothing was written there: does thread 0 of every block write the block's sum to "
-               "d_out[blockIdx.x]?";
+        return _("Nothing was written there: does thread 0 of every block write the block's sum to "
+                 "d_out[blockIdx.x]?");
     harness_explain_int(expected, got, why, sizeof why);
     if (strstr(why, "guard value"))
-        return "Elements outside [0, n) were read: does every load from d_in check its index against n?";
-    return spec->partial_hint;
+        return _("Elements outside [0, n) were read: does every load from d_in check its index against n?");
+    return _(spec->partial_hint);
 }
 
 void expect_block_partials(const partials_spec *spec, size_t n, int block, uint64_t salt)
 {
     int range = harness_safe_int_range(n);
     int *h_in = malloc(n * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
     harness_random_ints(h_in, n, -range, range, salt);
 
     size_t per_block = (size_t)block * (size_t)spec->elems_per_thread;
@@ -35,11 +35,13 @@ void expect_block_partials(const partials_spec *spec, size_t n, int block, uint6
     int launched = spec->launch(dev_ptr(&in), dev_ptr(&out), (int)n, block);
     harness_after_launch(what);
     if ((size_t)launched != grid)
-        harness_fail(spec->grid_hint, "%s launched %d block%s; it should launch %zu (one per %zu elements).",
-                     what, launched, launched == 1 ? "" : "s", grid, per_block);
+        harness_fail(_(spec->grid_hint),
+                     _n("%s launched %d block; it should launch %zu (one per %zu elements).",
+                        "%s launched %d blocks; it should launch %zu (one per %zu elements).", (unsigned long)launched),
+                     what, launched, grid, per_block);
 
     int *h_out = malloc(grid * sizeof *h_out);
-    ck_assert_msg(h_out != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_out != NULL, _("The checker ran out of host memory."));
     dev_fetch(&out, h_out);
     for (size_t b = 0; b < grid; b++) {
         size_t from = b * per_block, to = from + per_block < n ? from + per_block : n;
@@ -48,8 +50,8 @@ void expect_block_partials(const partials_spec *spec, size_t n, int block, uint6
             char why[256];
             harness_explain_int(expected, h_out[b], why, sizeof why);
             harness_fail(partial_hint_for(spec, expected, h_out[b]),
-                         "%s: block %zu should write %d, the sum of elements %zu to %zu, to d_out[%zu], "
-                         "but d_out[%zu] is %d: %s.",
+                         _("%s: block %zu should write %d, the sum of elements %zu to %zu, to d_out[%zu], "
+                           "but d_out[%zu] is %d: %s."),
                          what, b, expected, from, to - 1, b, b, h_out[b], why);
         }
     }

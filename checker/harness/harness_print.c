@@ -52,25 +52,24 @@ static int was_shown(char class, const char *key, size_t len)
     return 0;
 }
 
-/* Prints text (len bytes) indented under the test, broken at spaces so that no line passes 100 columns.
- * A label ("Hint:") starts the first line, in bold; the lines after it are indented past it. */
+/* Prints text (len bytes) indented under the test, broken so that no line passes 100 columns: between
+ * words, or between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold,
+ * then a space (none after a full-width mark: "提示："); the lines after it are indented past it. */
 static void print_wrapped(const char *label, const char *text, int len)
 {
-    int indent = label ? (int)strlen(label) + 1 : 0, width = REPORT_WIDTH - REPORT_INDENT - indent;
+    size_t label_len = label ? strlen(label) : 0;
+    const char *space = label_len && (unsigned char)label[label_len - 1] < 0x80 ? " " : "";
+    int indent = label ? text_width(label, label_len) + (int)strlen(space) : 0;
+    int width = REPORT_WIDTH - REPORT_INDENT - indent;
     int first = 1;
-    while (len > 0) {
-        int cut = len;
-        if (len > width) {
-            cut = width;
-            while (cut > 20 && text[cut] != ' ') cut--;
-            if (text[cut] != ' ') cut = width;
-        }
-        if (first && label) printf("%*s%s%s%s %.*s\n", REPORT_INDENT, "", BOLD, label, RESET, cut, text);
-        else printf("%*s%*s%.*s\n", REPORT_INDENT, "", indent, "", cut, text);
+    size_t left = len > 0 ? (size_t)len : 0;
+    while (left > 0) {
+        size_t next, cut = text_fit(text, left, width, &next);
+        if (first && label) printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);
+        else printf("%*s%*s%.*s\n", REPORT_INDENT, "", indent, "", (int)cut, text);
         first = 0;
-        text += cut;
-        len -= cut;
-        while (len > 0 && *text == ' ') text++, len--;
+        text += next;
+        left -= next;
     }
 }
 
@@ -165,10 +164,14 @@ static void print_same(const finding *f)
     int place_len;
     const char *p = tag_place(f, &place_len);
     snprintf(noun, sizeof noun, "%.*s", tag_noun_len(f), f->tag);
-    if (place_len) snprintf(place, sizeof place, ", at %.*s", place_len, p);
-    const char *again = strstr(f->body, ": not run again");
-    if (again && again < f->body + f->body_len) print_sentence("Not run again: the same %s%s.", noun, place);
-    else print_sentence("The same %s as above%s.", noun, place);
+    snprintf(place, sizeof place, "%.*s", place_len, p);
+    char body[1400];
+    snprintf(body, sizeof body, "%.*s", f->body_len, f->body);
+    int not_run = strstr(body, "not run again") || strstr(body, P_("not run again"));
+    if (not_run && place_len) print_sentence(_("Not run again: the same %s, at %s."), _(noun), place);
+    else if (not_run) print_sentence(_("Not run again: the same %s."), _(noun), "");
+    else if (place_len) print_sentence(_("The same %s as above, at %s."), _(noun), place);
+    else print_sentence(_("The same %s as above."), _(noun), "");
 }
 
 /* ---- A test ----------------------------------------------------------------------------------------- */
@@ -177,18 +180,20 @@ static void print_same(const finding *f)
 static void print_error(const char *msg, double timeout)
 {
     int sig = 0;
-    char line[600];
+    char line[1400];
     if (strstr(msg, "timeout expired"))
-        snprintf(line, sizeof line, "The test did not finish within %.0f seconds: look for a loop whose "
-                 "condition never changes, or a __syncthreads() that not every thread of the block reaches.",
+        snprintf(line, sizeof line, _("The test did not finish within %.0f seconds: look for a loop whose "
+                                      "condition never changes, or a __syncthreads() that not every thread of "
+                                      "the block reaches."),
                  timeout);
     else if (sscanf(msg, "Received signal %d", &sig) == 1)
-        snprintf(line, sizeof line, "The test program crashed (%s) while running your code. Host code that "
-                 "dereferences a device pointer, or writes past a host array, does this.",
+        snprintf(line, sizeof line, _("The test program crashed (%s) while running your code. Host code that "
+                                      "dereferences a device pointer, or writes past a host array, does this."),
                  strchr(msg, '(') ? strchr(msg, '(') : msg);
     else if (strstr(msg, "Early exit"))
-        snprintf(line, sizeof line, "The test program exited in the middle of the test (%s). Does your code "
-                 "call exit(), or abort on an error?", msg);
+        snprintf(line, sizeof line, _("The test program exited in the middle of the test (%s). Does your code "
+                                      "call exit(), or abort on an error?"),
+                 msg);
     else
         snprintf(line, sizeof line, "%s", msg);
     print_wrapped(NULL, line, (int)strlen(line));
@@ -205,7 +210,7 @@ static void print_failure(const char *msg)
     for (int i = 0; i < m.nfound && repeated; i++) repeated = was_shown('f', m.found[i].tag, (size_t)m.found[i].tag_len);
     if (repeated) {
         print_same(&m.found[0]);
-        if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped("Hint:", m.hint, m.hint_len);
+        if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped(_("Hint:"), m.hint, m.hint_len);
         return;
     }
 
@@ -222,11 +227,11 @@ static void print_failure(const char *msg)
         if (shown_before('s', shape, len)) {
             const char *close = memchr(m.plain[0], ')', (size_t)m.plain_len[0]);
             int what = close ? (int)(close - m.plain[0] + 1) : 0;
-            char line[600];
-            if (what) snprintf(line, sizeof line, "The same failure as above, for %.*s.", what, m.plain[0]);
-            else snprintf(line, sizeof line, "The same failure as above.");
+            char line[1400];
+            if (what) snprintf(line, sizeof line, _("The same failure as above, for %.*s."), what, m.plain[0]);
+            else snprintf(line, sizeof line, "%s", _("The same failure as above."));
             print_wrapped(NULL, line, (int)strlen(line));
-            if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped("Hint:", m.hint, m.hint_len);
+            if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped(_("Hint:"), m.hint, m.hint_len);
             return;
         }
     }
@@ -237,20 +242,27 @@ static void print_failure(const char *msg)
             print_same(f);
             continue;
         }
-        /* "file:line: Race inside a warp: in kernel ..., block ..., thread ...: what happened." */
+        /* "file:line: Race inside a warp: in kernel ..., block ..., thread ...: what happened." (the noun in
+         * the learner's language; the tag keeps it in English, as the emulator filed it). */
         int place_len;
         const char *place = tag_place(f, &place_len);
-        char text[2400];
-        int n = snprintf(text, sizeof text, "%.*s%s%.*s: %.*s%s%.*s", place_len, place, place_len ? ": " : "",
-                         tag_noun_len(f), f->tag, f->body_len, f->body, f->more ? " " : "", f->more_len,
-                         f->more ? f->more : "");
+        char noun[600], body[6000], text[8000];
+        snprintf(noun, sizeof noun, "%.*s", tag_noun_len(f), f->tag);
+        /* The count after the text, with a space after an English sentence (none after a Chinese one). */
+        int wide_end = f->body_len > 0 && (unsigned char)f->body[f->body_len - 1] >= 0x80;
+        snprintf(body, sizeof body, "%.*s%s%.*s", f->body_len, f->body, f->more && !wide_end ? " " : "",
+                 f->more_len, f->more ? f->more : "");
+        /* TRANSLATORS: a finding: its kind ("race inside a warp"), then what happened. */
+        int n = snprintf(text, sizeof text, "%.*s%s", place_len, place, place_len ? ": " : "");
+        if (n > 0 && (size_t)n < sizeof text) snprintf(text + n, sizeof text - (size_t)n, _("%s: %s"), _(noun), body);
         size_t noun_at = place_len ? (size_t)place_len + 2 : 0;
         if (n > 0 && noun_at < sizeof text && text[noun_at] >= 'a' && text[noun_at] <= 'z') text[noun_at] -= 'a' - 'A';
         print_wrapped(NULL, text, (int)strlen(text));
     }
     if (m.hint) {
-        if (shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped("Hint:", "the same question as above.", 27);
-        else print_wrapped("Hint:", m.hint, m.hint_len);
+        const char *same = _("the same question as above.");
+        if (shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped(_("Hint:"), same, (int)strlen(same));
+        else print_wrapped(_("Hint:"), m.hint, m.hint_len);
     }
 }
 

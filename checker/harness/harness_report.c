@@ -11,7 +11,7 @@
  * that reads past n still gives a result, so they wait here for the test's own check, whose failure then
  * says where the stray access was (harness_fail_at appends them). A test whose results were right anyway
  * fails at its end (harness_expect_no_pending_findings). */
-static char pending[4096];
+static char pending[16384];
 
 static int is_guard_finding(const char *line)
 {
@@ -45,7 +45,7 @@ static int keep_guard_findings(char *buf)
 
 void harness_fail_at(const char *file, int line, const char *hint, const char *fmt, ...)
 {
-    char msg[8192];
+    char msg[32768];
     va_list ap;
     va_start(ap, fmt);
     int used = vsnprintf(msg, sizeof msg, fmt, ap);
@@ -63,10 +63,10 @@ void harness_fail_at(const char *file, int line, const char *hint, const char *f
 void harness_expect_no_pending_findings(void)
 {
     if (pending[0])
-        harness_fail("A GPU reads (or writes) whatever lies outside an array without an error: check every "
-                     "index against n before it is used.",
-                     "The results were right, but the emulator saw accesses outside the arrays the kernel "
-                     "was given:");
+        harness_fail(_("A GPU reads (or writes) whatever lies outside an array without an error: check every "
+                       "index against n before it is used."),
+                     "%s", _("The results were right, but the emulator saw accesses outside the arrays the kernel "
+                             "was given:"));
 }
 
 /* 1 when a result that is off by guard values may be blamed on them: on the emulator, only when it saw an
@@ -82,33 +82,37 @@ void harness_explain_int(int expected, int actual, char *buf, size_t len)
 {
     uint32_t diff = (uint32_t)actual - (uint32_t)expected;
     if (actual == HARNESS_POISON_INT) {
-        snprintf(buf, len, "it still holds the poison value %d that the checker put there: nothing was "
-                 "written to it", HARNESS_POISON_INT);
+        snprintf(buf, len, _("it still holds the poison value %d that the checker put there: nothing was "
+                             "written to it"),
+                 HARNESS_POISON_INT);
         return;
     }
     if (diff == (uint32_t)HARNESS_POISON_INT) {
-        snprintf(buf, len, "it is the right sum plus the poison value %d that d_out held before the run: "
-                 "the accumulator was added to without being set to 0 first", HARNESS_POISON_INT);
+        snprintf(buf, len, _("it is the right sum plus the poison value %d that d_out held before the run: "
+                             "the accumulator was added to without being set to 0 first"),
+                 HARNESS_POISON_INT);
         return;
     }
     for (int64_t k = -2 * HARNESS_GUARD_ELEMS; k <= 2 * HARNESS_GUARD_ELEMS && guard_read_possible(); k++) {
         if (k != 0 && diff == (uint32_t)(k * HARNESS_GUARD_INT)) {
-            snprintf(buf, len, "it is off by %" PRId64 " x %d, the guard value the checker keeps just "
-                     "outside the input: %" PRId64 " element%s outside [0, n) %s read%s", k,
-                     HARNESS_GUARD_INT, k < 0 ? -k : k, (k == 1 || k == -1) ? "" : "s",
-                     (k == 1 || k == -1) ? "was" : "were",
-                     backend_is_emulator() ? " (the first such read is below)" : "");
+            int64_t count = k < 0 ? -k : k;
+            snprintf(buf, len,
+                     _n("it is off by %" PRId64 " x %d, the guard value the checker keeps just outside the input: "
+                        "%" PRId64 " element outside [0, n) was read%s",
+                        "it is off by %" PRId64 " x %d, the guard value the checker keeps just outside the input: "
+                        "%" PRId64 " elements outside [0, n) were read%s", (unsigned long)count),
+                     k, HARNESS_GUARD_INT, count, backend_is_emulator() ? _(" (the first such read is below)") : "");
             return;
         }
     }
-    snprintf(buf, len, "it is off by %" PRId64, (int64_t)actual - (int64_t)expected);
+    snprintf(buf, len, _("it is off by %" PRId64), (int64_t)actual - (int64_t)expected);
 }
 
 void harness_times(uint64_t count, char *buf, size_t len)
 {
-    if (count == 1) snprintf(buf, len, "once");
-    else if (count == 2) snprintf(buf, len, "twice");
-    else snprintf(buf, len, "%" PRIu64 " times", count);
+    if (count == 1) snprintf(buf, len, "%s", _("once"));
+    else if (count == 2) snprintf(buf, len, "%s", _("twice"));
+    else snprintf(buf, len, _("%" PRIu64 " times"), count);
 }
 
 static const char *findings_suffix(char *buf, size_t len)
@@ -120,9 +124,9 @@ static const char *findings_suffix(char *buf, size_t len)
 void harness_cuda_ok(cudaError_t err, const char *expr, const char *file, int line)
 {
     if (err == cudaSuccess) return;
-    char findings[4096] = "";
+    char findings[16384] = "";
     findings_suffix(findings, sizeof findings);
-    harness_fail_at(file, line, NULL, "%s returned %s (%s).%s%s", expr, cudaGetErrorName(err),
+    harness_fail_at(file, line, NULL, _("%s returned %s (%s).%s%s"), expr, cudaGetErrorName(err),
                     cudaGetErrorString(err), *findings ? "\n" : "", findings);
 }
 
@@ -148,37 +152,37 @@ static const char *run_hint(cudaError_t err)
 {
     switch (err) {
     case cudaErrorMemoryAllocation:
-        return "The code asked for more device memory than there is: how many bytes does each cudaMalloc "
-               "really need?";
+        return _("The code asked for more device memory than there is: how many bytes does each cudaMalloc "
+                 "really need?");
     case cudaErrorLaunchTimeout:
-        return "Which loop's condition never changes, or which __syncthreads() is not reached by every "
-               "thread of the block?";
+        return _("Which loop's condition never changes, or which __syncthreads() is not reached by every "
+                 "thread of the block?");
     case cudaErrorMisalignedAddress:
-        return "A 16-byte load (int4, float4) needs an address that is a multiple of 16: is the pointer "
-               "aligned before the vector loop?";
+        return _("A 16-byte load (int4, float4) needs an address that is a multiple of 16: is the pointer "
+                 "aligned before the vector loop?");
     default:
-        return "An illegal address usually means an index that is not checked against n, or a host "
-               "pointer passed to a kernel.";
+        return _("An illegal address usually means an index that is not checked against n, or a host "
+                 "pointer passed to a kernel.");
     }
 }
 
 void harness_after_launch(const char *what)
 {
-    char findings[4096] = "";
+    char findings[16384] = "";
     cudaError_t launch = cudaGetLastError();
     if (launch != cudaSuccess && is_launch_error(launch)) {
         findings_suffix(findings, sizeof findings);
-        harness_fail("Check the launch configuration: at least one block, at most 1024 threads per block, "
-                     "and no more shared memory than the device has.",
-                     "%s did not launch: %s (%s).%s%s", what, cudaGetErrorName(launch),
+        harness_fail(_("Check the launch configuration: at least one block, at most 1024 threads per block, "
+                       "and no more shared memory than the device has."),
+                     _("%s did not launch: %s (%s).%s%s"), what, cudaGetErrorName(launch),
                      cudaGetErrorString(launch), *findings ? "\n" : "", findings);
     }
     cudaError_t run = launch != cudaSuccess ? launch : cudaDeviceSynchronize();
     backend_take_findings(findings, sizeof findings);
     int n = keep_guard_findings(findings);
     if (run != cudaSuccess)
-        harness_fail(run_hint(run), "%s failed while running: %s (%s).%s%s", what, cudaGetErrorName(run),
+        harness_fail(run_hint(run), _("%s failed while running: %s (%s).%s%s"), what, cudaGetErrorName(run),
                      cudaGetErrorString(run), n ? "\n" : "", findings);
     if (n > 0)
-        harness_fail(NULL, "%s gave its result, but the emulator found what a GPU can hide:\n%s", what, findings);
+        harness_fail(NULL, _("%s gave its result, but the emulator found what a GPU can hide:\n%s"), what, findings);
 }

@@ -8,11 +8,11 @@
 static void describe_call(const total_spec *spec, size_t n, const dev_buffer *in, int call, char *buf,
                           size_t len)
 {
-    char where[64] = "";
+    char where[160] = "";
     size_t past = (size_t)((uintptr_t)dev_ptr(in) % 16);
     if (in->offset_bytes)
-        snprintf(where, sizeof where, ", d_in %zu bytes past a 16-byte boundary", past);
-    snprintf(buf, len, "%s(n = %zu%s)%s", spec->name, n, where, call > 1 ? ", called a second time," : "");
+        snprintf(where, sizeof where, _(", d_in %zu bytes past a 16-byte boundary"), past);
+    snprintf(buf, len, "%s(n = %zu%s)%s", spec->name, n, where, call > 1 ? _(", called a second time,") : "");
 }
 
 void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int calls, uint64_t salt,
@@ -20,7 +20,7 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
 {
     int range = harness_safe_int_range(n);
     int *h_in = malloc((n ? n : 1) * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
     harness_random_ints(h_in, n, -range, range, salt);
     int expected = (int)harness_sum_ints(h_in, 0, n);
 
@@ -28,7 +28,7 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
     dev_buffer in = dev_input(h_in, n, sizeof(int), &guard, offset_ints * sizeof(int));
     dev_buffer out = dev_output_ints(1);
     for (int call = 1; call <= calls; call++) {
-        char what[192];
+        char what[320];
         describe_call(spec, n, &in, call, what, sizeof what);
         spec->launch(dev_ptr(&in), dev_ptr(&out), (int)n);
         harness_after_launch(what);
@@ -46,7 +46,7 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
                                : wrong_hint                 ? wrong_hint
                                : got == HARNESS_POISON_INT ? spec->nothing_hint
                                                             : spec->wrong_hint;
-            harness_fail(hint, "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+            harness_fail(_(hint), _("%s should leave %d in d_out[0], but it left %d: %s."), what, expected, got, why);
         }
         dev_expect_guards_intact(&out, what);
     }

@@ -65,7 +65,9 @@ version_of_exercise() { versions | awk -F'|' -v n="$1" '$2 == n && $7 != "" { pr
 # ---- Formatting (awk, shared by the block and the table) -------------------------------------------------
 
 # parse() reads a key=value line into an array; cell() and label() show one metric; fill() fills a sentence
-# from the arrays x (this version) and p (the previous one). The caller's awk program follows.
+# from the arrays x (this version) and p (the previous one). The caller's awk program follows, with -v
+# labels (metric=label pairs separated by \037: metric_label's words), zero_word, all_word and times_format
+# (awk_words). Its lines go through `columns` (tab-separated fields, by display width) and `wrap_to`.
 read -r -d '' AWK_LIB <<'AWK'
 function parse(line, arr,    i, kv, n, f) {
     n = split(line, f, " ")
@@ -83,22 +85,16 @@ function cell(arr, m) {                   # one metric as shown, from one versio
     if (m == "global_loads") return group(arr["load_requests"]) " / " group(arr["load_sectors"])
     return group(arr[m])
 }
-function label(m) {
-    if (m == "warp_instructions") return "warp instructions (PTX)"
-    if (m == "active_lanes") return "active lanes per PTX instruction (of 32)"
-    if (m == "divergent_branches") return "divergent branches in PTX"
-    if (m == "shared") return "shared-memory loads / stores"
-    if (m == "bank_conflicts") return "shared-memory bank conflicts"
-    if (m == "global_loads") return "global load requests / sectors"
-    if (m == "sectors_per_request") return "32-byte sectors per load request"
-    if (m == "barriers_per_block") return "__syncthreads() per block"
-    if (m == "atomics") return "atomic instructions"
-    if (m == "blocks") return "blocks launched"
+function label(m,    n, i, kv, f) {
+    n = split(labels, f, "\037")
+    for (i = 1; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == m) return substr(f[i], length(m) + 2) }
     return m
 }
-function times(a, b) {                    # how many times smaller b is than a
-    if (b + 0 == 0) return a + 0 == 0 ? "no" : "all"
-    return sprintf(a / b >= 10 ? "%.0fx" : "%.1fx", a / b)
+function times(a, b,    t) {              # how many times smaller b is than a: "3.1x" (times_format's {n})
+    if (b + 0 == 0) return a + 0 == 0 ? zero_word : all_word
+    t = times_format
+    sub(/\{n\}/, sprintf(a / b >= 10 ? "%.0f" : "%.1f", a / b), t)
+    return t
 }
 function more(a, b) { return b > 0 ? a / b : (a > 0 ? 1e9 : 1) }
 function max(a, b) { return a > b ? a : b }
@@ -107,7 +103,7 @@ function fill(t,    out, k, m) {       # {x.M}, {p.M}, {r.M}
     while (match(t, /\{[xpr]\.[a-z_]+\}/)) {
         k = substr(t, RSTART + 1, 1); m = substr(t, RSTART + 3, RLENGTH - 4)
         out = out substr(t, 1, RSTART - 1)
-        if (k == "x") out = out (x[m] + 0 == 0 && m !~ /lanes|per/ ? "no" : group(x[m]))
+        if (k == "x") out = out (x[m] + 0 == 0 && m !~ /lanes|per/ ? zero_word : group(x[m]))
         else if (k == "p") out = out group(p[m])
         else out = out times(p[m], x[m])
         t = substr(t, RSTART + RLENGTH)
@@ -115,6 +111,21 @@ function fill(t,    out, k, m) {       # {x.M}, {p.M}, {r.M}
     return out t
 }
 AWK
+
+# The awk variables of AWK_LIB's words, for metrics M... (each once).
+awk_words() {
+    local m labels=""
+    for m in "$@"; do labels="$labels$m=$(metric_label "$m" cell)"$'\037'; done
+    # TRANSLATORS: a count of zero in a sentence of checker/metrics/manifest.txt ("no atomics", "no fewer
+    # warp instructions"), and "all" where everything went ("all fewer"); a number may read better.
+    printf '%s\n' -v "labels=$labels" -v "zero_word=$(course_tr 'no')" -v "all_word=$(course_tr 'all')" \
+        -v "times_format=$(# TRANSLATORS: {r.M} of the manifest: how many times fewer ("runs 3.1x fewer warp
+                           # instructions"); a language may say "1/{n}" where its sentence reads "only 1/3.1 of".
+                           course_tr '{n}x')"
+}
+
+# kv KEY LINE: the value of KEY in a key=value line of the metrics program.
+kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
 # ---- After `make exNN` -----------------------------------------------------------------------------------
 
@@ -132,19 +143,28 @@ block() {
         before=$(metrics_line "$pnn" "$pfn" "$pshape" "solutions/$psol") || before=""
     fi
     [ -n "$before" ] || before=$ref
+    local head words sentence
+    if [ -n "$(kv cols "$ref")" ]; then head=$(textf 'Metrics on the emulator (n = %s, rows of %s)' "$(kv n "$ref")" "$(kv cols "$ref")")
+    elif [ "$shape" = partials ]; then head=$(textf 'Metrics on the emulator (n = %s, block %s)' "$(kv n "$ref")" "$(kv block "$ref")")
+    else head=$(textf 'Metrics on the emulator (n = %s)' "$(kv n "$ref")"); fi
+    mapfile -t words < <(awk_words $show)
+    # TRANSLATORS: {moved} and {why} are the two halves of a sentence of checker/metrics/manifest.txt.
+    sentence=$(course_tr '{moved}; {why}.')
+    sentence=${sentence/\{moved\}/$(course_tr "$moved")}
+    sentence=${sentence/\{why\}/$(course_tr "$why")}
     say ""
-    awk -v shape="$shape" -v name="$name" -v shown="$show" -v moved="$moved" -v why="$why" \
+    awk "${words[@]}" -v shown="$show" -v sentence="$sentence" -v head="$head" -v yours="$(textf 'yours')" \
+        -v reference="$(textf 'reference (%s)' "$name")" \
+        -v differs="$(course_tr 'Where yours differs most: {metric}, {yours} against {reference}.')" \
         -v mine="$mine" -v ref="$ref" -v before="$before" -v bold="$BOLD" -v dim="$DIM" -v reset="$RESET" \
         "$AWK_LIB"'
     BEGIN {
         parse(mine, y); parse(ref, x); parse(before, p)
-        head = "Metrics on the emulator (n = " x["n"] (shape == "partials" ? ", block " x["block"] : "") \
-               (x["cols"] != "" ? ", rows of " x["cols"] : "") ")"
-        printf "%s%-44s %18s %18s%s\n", bold, head, "yours", "reference (" name ")", reset
+        printf "%s%s\t%s\t%s%s\n", bold, head, yours, reference, reset
         k = split(shown, ms, " ")
         worst = ""; worst_ratio = 1.25
         for (i = 1; i <= k; i++) {
-            printf "  %-42s %18s %18s\n", label(ms[i]), cell(y, ms[i]), cell(x, ms[i])
+            printf "  %s\t%s\t%s\n", label(ms[i]), cell(y, ms[i]), cell(x, ms[i])
             # Yours as a multiple of the reference, for counts only (fewer lanes or sectors per
             # request are not simply worse); the largest, from 1.25x up, gets a line of its own.
             if (ms[i] == "shared") r = more(y["shared_loads"] + y["shared_stores"], x["shared_loads"] + x["shared_stores"])
@@ -153,30 +173,24 @@ block() {
             else r = more(y[ms[i]], x[ms[i]])
             if (r > worst_ratio) { worst = ms[i]; worst_ratio = r }
         }
-        text = fill(moved) "; " why "."
-        # One sentence, wrapped at 96 columns.
-        n = split(text, w, " "); line = "→"
-        for (i = 1; i <= n; i++) {
-            if (length(line) + 1 + length(w[i]) > 96) { print line; line = " " }
-            line = line " " w[i]
+        print "→ " fill(sentence)
+        if (worst != "") {
+            line = differs
+            sub(/\{metric\}/, label(worst), line); sub(/\{yours\}/, cell(y, worst), line)
+            sub(/\{reference\}/, cell(x, worst), line)
+            print dim line reset
         }
-        print line
-        if (worst != "")
-            printf "%sWhere yours differs most: %s, %s against %s.%s\n", dim, label(worst), cell(y, worst),
-                   cell(x, worst), reset
-    }'
+    }' | columns -44 18 18 | wrap_to 96 2
 }
 
 # ---- `make metrics` --------------------------------------------------------------------------------------
 
 table() {
     if [ -z "${EMU_LIB:-}" ] || [ ! -f "$EMU_LIB" ]; then
-        say "make metrics runs every version on the course's emulator, and it is not built here: run \`make test\`"
-        say "to see why."
+        sayf "make metrics runs every version on the course's emulator, and it is not built here: run \`make test\` to see why."
         return 1
     fi
-    say "Running every reference version (and yours, for the exercises you have done) once on the emulator,"
-    say "n = $N ints, blocks of $BLOCK threads where the version takes a block size..."
+    sayf 'Running every reference version (and yours, for the exercises you have done) once on the emulator, n = %s ints, blocks of %s threads where the version takes a block size...' "$N" "$BLOCK"
     mkdir -p "$work"
     # Each version in the background; each writes its own line file.
     local rows="$work/table" name nn fn shape sol rest i=0
@@ -195,29 +209,26 @@ table() {
         while IFS='|' read -r name nn fn shape sol rest; do
             i=$((i + 1))
             echo "$name ($nn)|$(cat "$rows/$i.ref")"
-            [ -s "$rows/$i.yours" ] && echo "  yours|$(cat "$rows/$i.yours")"
-            [ -e "$rows/$i.yours" ] && [ ! -s "$rows/$i.yours" ] && echo "  yours|failed"
+            [ -s "$rows/$i.yours" ] && echo "  $(textf 'yours')|$(cat "$rows/$i.yours")"
+            [ -e "$rows/$i.yours" ] && [ ! -s "$rows/$i.yours" ] && echo "  $(textf 'yours')|failed"
         done < <(versions)
-    } | awk -F'|' -v bold="$BOLD" -v reset="$RESET" "$AWK_LIB"'
-    BEGIN {
-        fmt = "%-15s %6s %10s %5s %8s %16s %9s %16s %8s %7s\n"
-        printf bold fmt reset, "version (ex)", "blocks", "warp instr", "lanes", "diverg.", "shared ld / st",
-               "conflicts", "global req / sect", "barriers", "atomics"
-    }
+    } | awk -F'|' -v bold="$BOLD" -v reset="$RESET" -v not_run="$(textf '(did not run)')" \
+            -v failed="$(textf '(your file did not build or run correctly here)')" \
+            -v heads="$(# TRANSLATORS: the headings of make metrics' table, between |s: keep the |s, and each as short.
+                        textf 'version (ex)|blocks|warp instr|lanes|diverg.|shared ld / st|conflicts|global req / sect|barriers|atomics')" \
+            "$AWK_LIB"'
+    BEGIN { gsub(/\|/, "\t", heads); print bold heads reset }
     {
-        if ($2 == "") { printf "%-15s (did not run)\n", $1; next }
-        if ($2 == "failed") { printf "%-15s (your file did not build or run correctly here)\n", $1; next }
+        if ($2 == "") { print $1 "\t" not_run; next }
+        if ($2 == "failed") { print $1 "\t" failed; next }
         delete a; parse($2, a)
-        printf fmt, $1, group(a["blocks"]), group(a["warp_instructions"]), a["active_lanes"], group(a["divergent_branches"]),
-               cell(a, "shared"), group(a["bank_conflicts"]), cell(a, "global_loads"), a["barriers_per_block"],
-               group(a["atomics"])
-    }'
+        print $1 "\t" group(a["blocks"]) "\t" group(a["warp_instructions"]) "\t" a["active_lanes"] "\t" \
+              group(a["divergent_branches"]) "\t" cell(a, "shared") "\t" group(a["bank_conflicts"]) "\t" \
+              cell(a, "global_loads") "\t" a["barriers_per_block"] "\t" group(a["atomics"])
+    }' | columns -15 6 10 5 8 16 9 16 8 7
     say ""
-    say "lanes: active lanes per warp instruction (of 32); diverg.: divergent branches; barriers: __syncthreads()"
-    say "per block. Counted as Nsight Compute counts them, but in PTX, not in the GPU's machine code (SASS):"
-    say "nvcc turns short ifs into predicated instructions with no branch, so a GPU shows no divergent branches"
-    say "where PTX has them. Compare versions with each other. Each counter: lessons/reading-the-report.md,"
-    say "\"The counters\". Your exercises appear here once \`make exNN\` passes."
+    sayf "lanes: active lanes per warp instruction (of 32); diverg.: divergent branches; barriers: __syncthreads() per block. Counted as Nsight Compute counts them, but in PTX, not in the GPU's machine code (SASS): nvcc turns short ifs into predicated instructions with no branch, so a GPU shows no divergent branches where PTX has them. Compare versions with each other. Each counter: %s, \"The counters\". Your exercises appear here once \`make exNN\` passes." \
+        "$(lesson_page lessons/reading-the-report.md)"
 }
 
 case "${1:-}" in

@@ -9,8 +9,8 @@ mkdir -p "$out"
 log="$out/build.log"
 
 if [ ! -s "$src" ]; then
-    say "The file $src is missing or empty, so there is nothing to grade."
-    say "Run \`make reset ex$nn\` to get the exercise's starting file back."
+    sayf 'The file %s is missing or empty, so there is nothing to grade.' "$src"
+    sayf "Run \`make reset ex%s\` to get the exercise's starting file back." "$nn"
     exit 3
 fi
 
@@ -28,26 +28,25 @@ fi
 # points at the line, instead of a wrong call at run time.
 if ! $NVCC $flags -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" -c "$src" \
         -o "$out/kernel.o" >"$log" 2>&1; then
-    say "${BOLD}Your file does not compile yet.${RESET} nvcc says:"
+    say "$(joined "$BOLD$(textf 'Your file does not compile yet.')$RESET" "$(textf 'nvcc says:')")"
     # nvcc writes file(line); editors turn file:line into a link.
     sed -E 's/^([^ :(]+\.cu)\(([0-9]+)\): /\1:\2: /' "$log" | grep -v '^$' | head -n 30 | sed 's/^/    /'
     # A changed signature: the contract's declaration clashes with the learner's definition.
     if grep -qE "contracts/ex$nn.h|has \"C\" linkage|incompatible with previous" "$log"; then
-        say "The checker calls the functions declared in checker/contracts/ex$nn.h: keep their names and"
-        say "parameter types exactly as the skeleton has them."
+        sayf 'The checker calls the functions declared in %s: keep their names and parameter types exactly as the skeleton has them.' "checker/contracts/ex$nn.h"
     fi
     exit 3
 fi
 
-if ! $CXX -o "$out/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o \
+if ! $CXX -o "$out/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o "$BUILD"/obj/i18n_*.o \
         "$backend_obj" $link_libs $(pkg-config --libs check) -lm >>"$log" 2>&1; then
     missing=$(grep -o "undefined reference to \`[^']*'" "$log" | sed "s/undefined reference to \`//; s/'//" |
               grep -v '^__cuda' | sort -u | tr '\n' ' ')
     if [ -n "$missing" ]; then
-        say "${BOLD}Your file compiles, but it does not define${RESET} $missing"
-        say "Keep the extern \"C\" functions of the skeleton, with the same names: the checker calls them."
+        say "$(joined "$BOLD$(textf 'Your file compiles, but it does not define')$RESET" "$missing")"
+        sayf 'Keep the extern "C" functions of the skeleton, with the same names: the checker calls them.'
     else
-        say "${BOLD}Your file compiles, but it does not link.${RESET} The linker says:"
+        say "$(joined "$BOLD$(textf 'Your file compiles, but it does not link.')$RESET" "$(textf 'The linker says:')")"
         head -n 20 "$log" | sed 's/^/    /'
     fi
     exit 4

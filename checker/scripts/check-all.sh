@@ -11,7 +11,7 @@ results=${RESULTS:-$BUILD/results}
 case $format in
 '') ;;
 tap | xml) mkdir -p "$results" && rm -f "$results"/ex*.tap "$results"/ex*.xml ;;
-*) say "FORMAT=$format is not one I know: use FORMAT=tap or FORMAT=xml."; exit 2 ;;
+*) sayf 'FORMAT=%s is not one I know: use FORMAT=tap or FORMAT=xml.' "$format"; exit 2 ;;
 esac
 backends=$BACKEND
 [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && backends="gpu emu"
@@ -26,19 +26,22 @@ write_unbuilt() {
 }
 
 # The table: the title column takes what 100 columns leave; a longer title goes on over a second line,
-# broken between words.
+# broken between words (or Chinese characters). Columns are measured in display width.
 title_width=$((100 - 2 - 5 - 8 - 17))
 row() {   # NN TITLE TESTS STATE
     local first=1 part
     while IFS= read -r part; do
-        if [ $first = 1 ]; then printf '  %-4s %-*s %-7s %s\n' "$1" "$title_width" "$part" "$3" "$4"
-        else printf '  %-4s %s\n' "" "$part"; fi
+        if [ $first = 1 ]; then printf '  %s\t%s\t%s\t%s\n' "$1" "$part" "$3" "$4"
+        else printf '  %s\t%s\n' "" "$part"; fi
         first=0
-    done < <(fold -s -w "$title_width" <<<"$2" | sed 's/ *$//')
+    done < <(wrap_to "$title_width" <<<"$2") | columns -6 -"$title_width" -7 0
 }
 
 done_count=0 total=0 first_open=""
-printf '%s  %-4s %-*s %-7s %s%s\n' "$BOLD" ex "$title_width" exercise tests state "$RESET"
+not_started=$(textf 'not started')
+# TRANSLATORS: the headings of make check's table: exercise number, title, tests passed, state.
+printf '%s  %s\t%s\t%s\t%s%s\n' "$BOLD" "$(textf 'ex')" "$(textf 'exercise')" "$(textf 'tests')" "$(textf 'state')" \
+    "$RESET" | columns -6 -"$title_width" -7 0
 for nn in $(exercise_numbers); do
     total=$((total + 1))
     file=$(exercise_file "$nn")
@@ -48,17 +51,17 @@ for nn in $(exercise_numbers); do
     if [ -n "$file" ] && is_starting_file "$file"; then
         checker/scripts/progress.sh forget "$nn"
         first_open=${first_open:-$nn}
-        [ -z "$format" ] && { row "$nn" "$title" "-" "not started"; continue; }
+        [ -z "$format" ] && { row "$nn" "$title" "-" "$not_started"; continue; }
     fi
     # Each backend's counts are added up: on a GPU, a test fails if it fails on either.
     passed=0 failed=0 skipped=0 built=1
     for backend in $backends; do
         out="$BUILD/$backend/learner/ex$nn"
         suffix=$([ "$backends" != "$BACKEND" ] && echo ".$backend")
-        progress_note "Grading exercise $nn..."
+        progress_note "$(textf 'Grading exercise %s...' "$nn")"
         if [ -z "$file" ] || ! checker/scripts/build-suite.sh "$nn" "$file" "$out" "$backend" >/dev/null 2>&1; then
             built=0
-            [ -n "$format" ] && write_unbuilt "$nn" "${suffix#.}" "${file:-its file} does not compile or link"
+            [ -n "$format" ] && write_unbuilt "$nn" "${suffix#.}" "$(textf '%s does not compile or link' "${file:-$(textf 'its file')}")"
             break
         fi
         report=()
@@ -71,23 +74,23 @@ for nn in $(exercise_numbers); do
     done
     progress_done
     if [ -n "$file" ] && is_starting_file "$file"; then
-        row "$nn" "$title" "$passed/$((passed + failed))" "not started"
+        row "$nn" "$title" "$passed/$((passed + failed))" "$not_started"
         continue
     fi
     if [ $built = 0 ]; then
         first_open=${first_open:-$nn}
-        row "$nn" "$title" "-" "${RED}does not compile${RESET}"
+        row "$nn" "$title" "-" "$RED$(textf 'does not compile')$RESET"
         checker/scripts/progress.sh record "$nn" failing
         continue
     fi
     tests="$passed/$((passed + failed))"
     if [ "$failed" = 0 ] && [ "$skipped" = 0 ]; then
-        state="${GREEN}✓ done${RESET}"; done_count=$((done_count + 1))
+        state="$GREEN$(textf '✓ done')$RESET"; done_count=$((done_count + 1))
         checker/scripts/progress.sh record "$nn" done
     elif [ "$failed" = 0 ]; then
-        state="${DIM}no device${RESET}"
+        state="$DIM$(textf 'no device')$RESET"
     else
-        state="in progress"
+        state=$(textf 'in progress')
         checker/scripts/progress.sh record "$nn" failing
     fi
     row "$nn" "$title" "$tests" "$state"
@@ -97,14 +100,14 @@ done
 width=33 filled=$((done_count * 33 / (total > 0 ? total : 1)))
 bar=$(printf '%*s' "$filled" '' | tr ' ' '#')$(printf '%*s' $((width - filled)) '' | tr ' ' '.')
 say ""
-say "Progress: [$bar] $done_count of $total exercises done."
+sayf 'Progress: [%s] %s of %s exercises done.' "$bar" "$done_count" "$total"
 # Next: the first exercise that is not done now (this run's verdicts, not an older record).
 first=$first_open
 if [ -n "$first" ]; then
-    say "Next: \`make ex$first\` ($(exercise_dir "$first")/lesson.md), or \`make watch\` to grade it on every save."
-    [ -n "$format" ] && say "The $format results are in $results/, one file per exercise."
+    sayf 'Next: `make ex%s` (%s), or `make watch` to grade it on every save.' "$first" "$(exercise_lesson "$first")"
+    [ -n "$format" ] && sayf 'The %s results are in %s/, one file per exercise.' "$format" "$results"
     exit 1
 fi
-say "${GREEN}Every exercise is done.${RESET}"
-[ -n "$format" ] && say "The $format results are in $results/, one file per exercise."
+say "$GREEN$(textf 'Every exercise is done.')$RESET"
+[ -n "$format" ] && sayf 'The %s results are in %s/, one file per exercise.' "$format" "$results"
 exit 0

@@ -52,6 +52,9 @@ report() {
         target=$(exercise_file "$(basename "$(dirname "$entry")" | sed 's/^ex//')")
         corpus_apply "$entry" "$target" || continue
         echo "----- $entry"; make --no-print-directory "$(basename "$(dirname "$entry")")"
+        # The same, in Chinese: the GPU's name, the second opinion and the findings through the catalog.
+        [ "$entry" = checker/corpus/ex02/forgot_sync_in_loop.patch ] &&
+            echo "----- $entry (COURSE_LANG=zh)" && COURSE_LANG=zh make --no-print-directory ex02
         git checkout -q -- "$target" 2>/dev/null || true
     done
 }

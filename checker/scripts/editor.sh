@@ -49,11 +49,10 @@ tmp=compile_commands.json.tmp
         [ -n "$nn" ] && { entry "$nn" "$src" "$sep"; echo; sep=","; }
     done
     echo "]"
-} >"$tmp" && mv "$tmp" compile_commands.json || { rm -f "$tmp"; say "Could not write compile_commands.json here."; exit 1; }
+} >"$tmp" && mv "$tmp" compile_commands.json || { rm -f "$tmp"; sayf 'Could not write compile_commands.json here.'; exit 1; }
 
 [ "${1:-}" = --quiet ] && exit 0
-say "Wrote compile_commands.json: clangd now reads each exercise file as CUDA, with the contract header the"
-say "checker force-includes. Editors that use clangd pick it up when they next open a .cu file here."
+sayf 'Wrote compile_commands.json: clangd now reads each exercise file as CUDA, with the contract header the checker force-includes. Editors that use clangd pick it up when they next open a .cu file here.'
 if ! command -v clangd >/dev/null 2>&1; then
-    say "${DIM}(clangd is not installed here: e.g. sudo apt-get install clangd, or the clangd extension of your editor.)${RESET}"
+    say "$DIM$(textf '(clangd is not installed here: e.g. sudo apt-get install clangd, or the clangd extension of your editor.)')$RESET"
 fi

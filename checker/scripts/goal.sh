@@ -13,7 +13,7 @@ exercise_list() {
     nums=$(exercise_numbers)
     first=$(head -n 1 <<<"$nums") last=$(tail -n 1 <<<"$nums") count=$(grep -c . <<<"$nums")
     if [ "$count" -gt 2 ] && [ $((10#$last - 10#$first + 1)) = "$count" ]; then
-        echo "ex$first to ex$last"
+        textf 'ex%s to ex%s' "$first" "$last"; echo
     else
         sed 's/^/ex/' <<<"$nums" | paste -sd' '
     fi
@@ -33,11 +33,11 @@ meant_exercise() {
 about_exercise() {
     local name=$1 action=${2:-} meant
     if meant=$(meant_exercise "$name") && [ "$meant" != "$name" ]; then
-        say "There is no exercise $name: did you mean \`make${action:+ $action} $meant\`?"
+        sayf 'There is no exercise %s: did you mean `%s`?' "$name" "make${action:+ $action} $meant"
     elif [[ $name =~ ^ex[0-9]+$ ]]; then
-        say "There is no exercise $name (yet): the exercises are $(exercise_list)."
+        sayf 'There is no exercise %s (yet): the exercises are %s.' "$name" "$(exercise_list)"
     else
-        say "make has no target $name: \`make help\` lists them; the exercises are $(exercise_list)."
+        sayf 'make has no target %s: `make help` lists them; the exercises are %s.' "$name" "$(exercise_list)"
     fi
 }
 
@@ -47,7 +47,7 @@ action)
     action=$2
     shift 2
     if [ $# = 0 ]; then
-        say "Say which exercise, e.g. \`make $action ex05\`."
+        sayf 'Say which exercise, e.g. `make %s ex05`.' "$action"
     else
         for word in "$@"; do about_exercise "$word" "$action"; done
     fi

@@ -8,7 +8,7 @@ require_exercise "$nn"
 file=$(exercise_file "$nn")
 dir=$(exercise_dir "$nn")
 if [ -z "$file" ]; then
-    say "The folder $dir has no .cu file to grade. Run \`make reset ex$nn\` to get the starting file back."
+    sayf 'The folder %s has no .cu file to grade. Run `make reset ex%s` to get the starting file back.' "$dir" "$nn"
     exit 2
 fi
 
@@ -16,11 +16,11 @@ fi
 run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
     shift
-    progress_note "Compiling $file with nvcc..."
+    progress_note "$(textf 'Compiling %s with nvcc...' "$file")"
     checker/scripts/build-suite.sh "$nn" "$file" "$out" "$backend" || {
         local status=$?
         say ""
-        say "Fix the first error above in $file, then run \`make ex$nn\` again."
+        sayf 'Fix the first error above in %s, then run `make ex%s` again.' "$file" "$nn"
         checker/scripts/progress.sh record "$nn" failing
         exit "$status"
     }
@@ -29,22 +29,25 @@ run_on() {
     if [ "$backend" = "$BACKEND" ] && ! is_starting_file "$file"; then
         local warnings
         warnings=$(nvcc_warnings "$file" "$out/build.log")
-        [ -n "$warnings" ] && say "${BOLD}nvcc warns about your file:${RESET}" && say "$warnings" && say ""
+        [ -n "$warnings" ] && say "$BOLD$(textf 'nvcc warns about your file:')$RESET" && say "$warnings" && say ""
     fi
     mkdir -p "$STATE_DIR"
     timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap" "$@"
 }
 
 if [ "$BACKEND" = emu ]; then
-    say "${DIM}No GPU here${HAVE_GPU:+ (SIM=1)}: the course's emulator runs your kernels (a GPU's answers, no timings).${RESET}"
+    if [ -n "${HAVE_GPU:-}" ]; then
+        say "$DIM$(textf "No GPU here (SIM=1): the course's emulator runs your kernels (a GPU's answers, no timings).")$RESET"
+    else
+        say "$DIM$(textf "No GPU here: the course's emulator runs your kernels (a GPU's answers, no timings).")$RESET"
+    fi
 fi
 run_on "$BACKEND"
 status=$?
 # On a GPU the emulator grades too: several classic bugs give the right sum on real hardware.
 if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
     say ""
-    say "${DIM}The same tests on the course's emulator, which also finds races, out-of-bounds accesses and"
-    say "other bugs a GPU can hide:${RESET}"
+    say "$DIM$(textf "The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:")$RESET"
     run_on emu --second-opinion || status=1
 fi
 # The hint follows the first failure; on a GPU, the emulator's when it has one: it names the cause (a race,
@@ -56,7 +59,7 @@ if [ $status -eq 0 ]; then
     # The emulator's counters for this kernel beside the reference's (only for a kernel that runs right:
     # one that does not would only repeat the report above, or never end).
     if [ -n "${EMU_LIB:-}" ]; then
-        progress_note "Counting your kernel's instructions and memory accesses on the emulator..."
+        progress_note "$(textf "Counting your kernel's instructions and memory accesses on the emulator...")"
         checker/metrics/metrics.sh block "$nn" "$file"
         progress_done
     fi
@@ -65,18 +68,20 @@ if [ $status -eq 0 ]; then
     checker/scripts/predict.sh show "$nn"
     next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
     if [ -n "$next" ]; then
-        say "${GREEN}Well done.${RESET} Next: read $(exercise_dir "$next")/lesson.md, then run \`make ex$next\`."
+        say "$(joined "$GREEN$(textf 'Well done.')$RESET" \
+            "$(textf 'Next: read %s, then run `make ex%s`.' "$(exercise_lesson "$next")" "$next")")"
         checker/scripts/predict.sh offer "$next"
     else
-        say "${GREEN}Well done: that was the last exercise.${RESET} Run \`make check\` to see the whole course."
+        say "$(joined "$GREEN$(textf 'Well done: that was the last exercise.')$RESET" \
+            "$(textf 'Run `make check` to see the whole course.')")"
     fi
-    say "\`make solution ex$nn\` shows the reference solution beside yours."
+    sayf '`make solution ex%s` shows the reference solution beside yours.' "$nn"
 else
     checker/scripts/progress.sh record "$nn" failing
     if is_starting_file "$file"; then
-        say "This is still the starting file: fill in its TODOs, from TODO 1, then run \`make ex$nn\` again."
+        sayf 'This is still the starting file: fill in its TODOs, from TODO 1, then run `make ex%s` again.' "$nn"
     else
-        say "Stuck? \`make hint ex$nn\` asks $(checker/scripts/hint.sh describe "$nn")."
+        sayf 'Stuck? `make hint ex%s` asks %s.' "$nn" "$(checker/scripts/hint.sh describe "$nn")"
     fi
 fi
 exit $status

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hint.sh NN - shows the next hint of exercise NN, one at a time. The hints are the numbered (or bulleted)
-# items of the "## Hints" section of the exercise's lesson.md. The first one shown is the one that
+# items of the "## Hints" section of the exercise's lesson.md (in Chinese, of lesson.zh-CN.md's section in
+# the same place, "## 提示": the same hints in the same order). The first one shown is the one that
 # answers the symptom of the last grade's first failure (checker/suites/hints.txt maps symptoms to hint
 # numbers); each call then shows the next, wrapping around, and once every hint was shown, all of them.
 # Works before and after success.
@@ -15,9 +16,10 @@ manifest=checker/suites/hints.txt
 mkdir -p "$STATE_DIR/hints"
 
 # The hint (a number) for a failure: the first line of the manifest for exercise NN whose text is in
-# the failed test's name or message (read on stdin); nothing when none is.
+# the failed test's name or message (read on stdin), in English (the emulator's tags stay English) or in
+# the learner's language; nothing when none is.
 symptom_hint() {
-    local nn=$1 failure
+    local nn=$1 failure translated
     failure=$(cat)
     [ -f "$manifest" ] || return 0
     awk -F'|' -v nn="$nn" '
@@ -25,7 +27,9 @@ symptom_hint() {
         /^[ \t]*(#|$)/ { next }
         trim($1) == nn { print trim($3) "|" trim($2) }' "$manifest" |
     while IFS='|' read -r hint text; do
-        if [ -z "$text" ] || grep -qF -- "$text" <<<"$failure"; then echo "$hint"; break; fi
+        translated=$text
+        [ -n "$text" ] && [ "$(course_language)" != en ] && translated=$(course_phrase "$text")
+        if [ -z "$text" ] || grep -qF -e "$text" -e "$translated" <<<"$failure"; then echo "$hint"; break; fi
     done
 }
 
@@ -49,15 +53,18 @@ describe=0
 [ "${1:-}" = describe ] && { describe=1; shift; }
 nn=${1:-}
 require_exercise "$nn" hint
-dir=$(exercise_dir "$nn")
-lesson="$dir/lesson.md"
+lesson=$(exercise_lesson "$nn")
+section=$(lesson_section "$lesson" "## Hints")
 
-# One hint per line: an item starts with "1. " or "- " and goes on over its indented lines.
-hints=$(awk '
-    /^## / { inside = ($0 ~ /^## Hints/); next }
+# One hint per line: an item starts with "1. " or "- " and goes on over its indented lines, joined by a
+# space (none between two Chinese lines: bytes above 0x7f on both sides, read as bytes under LC_ALL=C).
+hints=$(LC_ALL=C awk -v section="$section" '
+    /^## / { inside = ($0 == section); next }
     !inside { next }
     /^([0-9]+\.|[-*]) / { if (item != "") print item; sub(/^([0-9]+\.|[-*]) +/, ""); item = $0; next }
-    /^[ \t]+[^ \t]/ && item != "" { sub(/^[ \t]+/, ""); item = item " " $0; next }
+    /^[ \t]+[^ \t]/ && item != "" { sub(/^[ \t]+/, "")
+                                      wide = substr(item, length(item), 1) > "\177" && substr($0, 1, 1) > "\177"
+                                      item = item (wide ? "" : " ") $0; next }
     /^[ \t]*$/ { next }
     END { if (item != "") print item }
 ' "$lesson")
@@ -75,46 +82,55 @@ if [ -n "$symptom" ] && [ "$symptom" -le "$count" ] && [ "$symptom" != "$start" 
 [ "$start" -ge 1 ] && [ "$start" -le "$count" ] || start=1
 
 if [ $describe = 1 ]; then
-    if [ "$count" = 0 ]; then echo "nothing: the lesson has no hints"
-    elif [ "$shown" -ge "$count" ]; then echo "all $count hints again"
-    elif [ -n "$symptom" ] && [ "$shown" = 0 ]; then echo "a question about this failure (hint $start of $count)"
-    else echo "a question that points the way (hint $(( (start - 1 + shown) % count + 1 )) of $count)"; fi
+    # (Each textf starts its line: xgettext finds a keyword only there.)
+    if [ "$count" = 0 ]; then
+        textf 'nothing: the lesson has no hints'
+    elif [ "$shown" -ge "$count" ]; then
+        textf 'all %s hints again' "$count"
+    elif [ -n "$symptom" ] && [ "$shown" = 0 ]; then
+        textf 'a question about this failure (hint %s of %s)' "$start" "$count"
+    else
+        textf 'a question that points the way (hint %s of %s)' "$(( (start - 1 + shown) % count + 1 ))" "$count"
+    fi
+    echo
     exit 0
 fi
 if [ "$count" = 0 ]; then
-    say "The lesson $lesson has no \"## Hints\" section, so there is no hint to give."
+    sayf 'The lesson %s has no "## Hints" section, so there is no hint to give.' "$lesson"
     exit 2
 fi
 
-# Prints hint K (1-based), wrapped to fit 100 columns, after a bold label.
+# Prints hint K (1-based) after a bold label, wrapped to fit 100 columns, its later lines under its text.
 show() {
-    local k=$1
-    printf '%s\n' "$hints" | sed -n "${k}p" | fold -s -w 88 | sed 's/ *$//' |
-        awk -v label="${BOLD}Hint $k of $count:${RESET}" -v pad="$(printf '%*s' $((${#k} + ${#count} + 11)) '')" \
-            'NR == 1 { print label " " $0; next } { print pad $0 }'
+    local k=$1 label space=" "
+    label=$(textf 'Hint %s of %s:' "$k" "$count")
+    case $label in *：) space="" ;; esac   # no space after a full-width colon
+    printf '%s\n' "$BOLD$label$RESET$space$(printf '%s\n' "$hints" | sed -n "${k}p")" |
+        if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" wrap 100 $(($(text_width "$label$space"))); else cat; fi
 }
 
 if [ "$shown" -ge "$count" ]; then
-    say "You have seen all $count hints of exercise $nn ($(exercise_title "$nn")). Here they are again:"
+    sayf 'You have seen all %s hints of exercise %s (%s). Here they are again:' "$count" "$nn" "$(exercise_title "$nn")"
     say ""
     for k in $(seq 1 "$count"); do show "$k"; done
     say ""
-    say "The lesson, $lesson, explains the ideas behind them; \`make ex$nn\` shows what the tests say now."
+    sayf 'The lesson, %s, explains the ideas behind them; `make ex%s` shows what the tests say now.' "$lesson" "$nn"
     exit 0
 fi
 
 k=$(( (start - 1 + shown) % count + 1 ))
 shown=$((shown + 1))
 echo "$start $shown" >"$state_file"
-say "Exercise $nn: $(exercise_title "$nn")"
+sayf 'Exercise %s: %s' "$nn" "$(exercise_title "$nn")"
 [ "$shown" = 1 ] && [ -n "$symptom" ] && [ "$start" = "$k" ] &&
-    say "${DIM}The hint for the first failure of your last \`make ex$nn\`:${RESET}"
+    say "$DIM$(textf 'The hint for the first failure of your last `make ex%s`:' "$nn")$RESET"
 say ""
 show "$k"
 say ""
 if [ "$shown" -lt "$count" ]; then
-    say "Try to answer it before you change the code. \`make hint ex$nn\` again gives hint" \
-        "$(( (start - 1 + shown) % count + 1 )) of $count."
+    sayf 'Try to answer it before you change the code. `make hint ex%s` again gives hint %s of %s.' "$nn" \
+        "$(( (start - 1 + shown) % count + 1 ))" "$count"
 else
-    say "That was the last hint of exercise $nn you had not seen. \`make hint ex$nn\` again shows all $count."
+    sayf 'That was the last hint of exercise %s you had not seen. `make hint ex%s` again shows all %s.' "$nn" "$nn" \
+        "$count"
 fi

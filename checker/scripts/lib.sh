@@ -33,21 +33,110 @@ solution_file() {
     file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/$(basename "$file")"
 }
 
-# A one-line title: the lesson's first "# " heading (its first line links to the lesson's other edition),
-# without its '#' and without an "Exercise NN:" in front (the number is shown beside it), starting with a
-# capital unless it starts with a version name (v1).
-exercise_title() {
-    local dir
-    dir=$(exercise_dir "$1")
-    sed -n 's/^# \{1,\}//p' "$dir/lesson.md" 2>/dev/null | head -n 1 | sed -e 's/^Exercise [0-9]*: *//' \
-        -e '/^v[0-9]/!s/^\(.\)/\U\1/'
+# ---- The learner's language (checker/i18n) ----------------------------------------------------------------
+# Every sentence a script prints is a msgid of the course's catalog (checker/po/zh_CN/*.po), printed through
+# course-text: in Chinese when the learner asked for it (COURSE_LANG=zh, or a zh_CN locale), wrapped by
+# display width (a Chinese character takes two columns). Before the checker is built (deps.sh runs first),
+# the same text in English.
+COURSE_TEXT=${COURSE_TEXT:-$BUILD/bin/course-text}
+
+# sayf FORMAT [ARG...]: FORMAT (a literal, so that it is extracted) in the learner's language, each %s
+# filled with the next ARG (a translation may number them: %2$s), wrapped to 100 columns.
+sayf() {
+    if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" say "$@"; return; fi
+    local format=$1
+    shift
+    # shellcheck disable=SC2059 # the format is the message
+    say "$(printf -- "$format" "$@")"
 }
 
-# Prints its arguments as one line; a longer one than 100 columns is broken between words, its later
-# lines indented as the first one is.
+# textf FORMAT [ARG...]: the same, not wrapped and without a newline, for "$(textf ...)".
+textf() {
+    if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" text "$@"; return; fi
+    local format=$1
+    shift
+    # shellcheck disable=SC2059
+    printf -- "$format" "$@"
+}
+
+# course_tr MSGID: a msgid that comes from a data file (checker/metrics/manifest.txt), translated as it is.
+course_tr() { if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" tr "$1"; else printf '%s' "$1"; fi; }
+
+# course_phrase TEXT: a phrase that failures contain (checker/suites/hints.txt), in the learner's language:
+# a translation that contains the English phrase contains this (checker/scripts/report-editions.py).
+course_phrase() { if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" phrase "$1"; else printf '%s\n' "$1"; fi; }
+
+# text_width TEXT: the columns TEXT takes in a terminal.
+text_width() { if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" width "$1"; else echo "${#1}"; fi; }
+
+# wrap_to WIDTH [HANG]: each line of stdin wrapped to WIDTH columns (course-text wrap; fold without it).
+wrap_to() {
+    if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" wrap "$@"; else fold -s -w "$1" | sed 's/ *$//'; fi
+}
+
+# columns WIDTH...: stdin's tab-separated fields as columns, by display width (see course_text.c's cols:
+# n right-aligns in n columns, -n left-aligns, 0 leaves as is).
+columns() {
+    if [ -x "$COURSE_TEXT" ]; then "$COURSE_TEXT" cols "$@"; return; fi
+    awk -F'\t' -v spec="$*" 'BEGIN { n = split(spec, w, " ") }
+        { line = ""; for (i = 1; i <= NF; i++) { f = w[i] + 0 ? "%" w[i] "s" : "%s"
+          line = line (i > 1 ? " " : "") sprintf(f, $i) } print line }'
+}
+
+# The learner's language: zh_CN or en (English also when course-text is not built yet).
+course_language() {
+    [ -n "${course_language_cached:-}" ] ||
+        course_language_cached=$({ [ -x "$COURSE_TEXT" ] && "$COURSE_TEXT" lang; } || echo en)
+    echo "$course_language_cached"
+}
+
+# lesson_page PAGE: PAGE (README.md, lessons/X.md, exercises/NN-name/lesson.md), or its Chinese twin
+# (X.zh-CN.md beside it) when the learner reads Chinese and the twin exists.
+lesson_page() {
+    local twin=${1%.md}.zh-CN.md
+    if [ "$(course_language)" != en ] && [ -f "$twin" ]; then echo "$twin"; else echo "$1"; fi
+}
+
+# The lesson of exercise NN in the learner's language.
+exercise_lesson() { lesson_page "$(exercise_dir "$1")/lesson.md"; }
+
+# lesson_section PAGE HEADING: the heading of PAGE (a lesson, or its twin) that stands where HEADING
+# ("## Hints") stands in the English page: editions.py keeps the editions' headings in the same order.
+lesson_section() {
+    local english=${1%.zh-CN.md}
+    english=${english%.md}.md
+    awk -v want="$2" '
+        FNR == 1 { file++ }
+        file == 1 && /^## / { k++; if ($0 == want && !at) at = k }
+        file == 2 && /^## / { j++; if (j == at) { print; exit } }' "$english" "$1"
+}
+
+# A one-line title: the lesson's first "# " heading (its first line links to the lesson's other edition),
+# without its '#' and without an "Exercise NN:" (练习 NN：) in front (the number is shown beside it),
+# starting with a capital unless it starts with a version name (v1). In the learner's language.
+exercise_title() {
+    sed -n 's/^# \{1,\}//p' "$(exercise_lesson "$1")" 2>/dev/null | head -n 1 |
+        sed -e 's/^Exercise [0-9]*: *//' -e 's/^练习 *[0-9]*[：:] *//' -e '/^v[0-9]/!s/^\(.\)/\U\1/'
+}
+
+# joined A B: two pieces of one line (a bold label, then a sentence): a space between them, none where the
+# line is Chinese at the seam (after a full-width mark, or between two Chinese characters).
+joined() {
+    local LC_ALL=C a=$1 b=$2 esc=$'\033'
+    a=${a%"$esc"\[*m} b=${b#"$esc"\[*m}   # a colour at the seam takes no room
+    case $a in
+    *。 | *： | *； | *， | *！ | *？ | *）) printf '%s%s' "$1" "$2" ;;
+    *) if [[ ${a: -1} > $'\177' && ${b:0:1} > $'\177' ]]; then printf '%s%s' "$1" "$2"
+       else printf '%s %s' "$1" "$2"; fi ;;
+    esac
+}
+
+# Prints its arguments as one line; a longer one than 100 columns is broken between words (or between two
+# Chinese characters), its later lines indented as the first one is.
 say() {
     local line="$*" indent
-    if [ "${#line}" -le 100 ]; then printf '%s\n' "$line"; return; fi
+    if [ "${#line}" -le 50 ]; then printf '%s\n' "$line"; return; fi
+    if [ -x "$COURSE_TEXT" ]; then printf '%s\n' "$line" | "$COURSE_TEXT" wrap; return; fi
     indent=${line%%[! ]*}
     printf '%s\n' "$line" | fold -s -w $((100 - ${#indent})) | sed -e 's/ *$//' -e "2,\$s/^/$indent/"
 }
@@ -88,7 +177,11 @@ is_starting_file() {
 require_exercise() {
     local nn=$1 action=${2:-}
     [ -n "$nn" ] && [ -n "$(exercise_dir "$nn")" ] && return 0
-    say "There is no exercise '$nn'.${action:+ Say which one, e.g. \`make $action ex05\`;} The exercises are:"
+    if [ -n "$action" ]; then
+        sayf "There is no exercise '%s'. Say which one, e.g. \`make %s ex05\`; the exercises are:" "$nn" "$action"
+    else
+        sayf "There is no exercise '%s'. The exercises are:" "$nn"
+    fi
     say "$(exercise_numbers | tr '\n' ' ')"
     exit 2
 }
@@ -117,6 +210,27 @@ localize_object() {
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
 }
 
+# metric_label KEY [cell]: how the lessons name a metric of checker/metrics (predict.sh, metrics.sh), in the
+# learner's language; with "cell", the name of the pair a table cell shows ("loads / stores").
+metric_label() {
+    case $1:${2:-} in
+    warp_instructions:*) textf 'warp instructions (PTX)' ;;
+    active_lanes:cell) textf 'active lanes per PTX instruction (of 32)' ;;
+    active_lanes:*) textf 'active lanes per PTX instruction' ;;
+    divergent_branches:*) textf 'divergent branches in PTX' ;;
+    shared:cell) textf 'shared-memory loads / stores' ;;
+    shared:*) textf 'shared-memory loads and stores' ;;
+    bank_conflicts:*) textf 'shared-memory bank conflicts' ;;
+    global_loads:cell) textf 'global load requests / sectors' ;;
+    global_loads:*) textf 'global load requests' ;;
+    sectors_per_request:*) textf '32-byte sectors per load request' ;;
+    barriers_per_block:*) textf '__syncthreads() per block' ;;
+    atomics:*) textf 'atomic instructions' ;;
+    blocks:*) textf 'blocks launched' ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
+
 # ---- Grading a file as a learner would, without touching the real exercise -------------------------------
 
 # scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
@@ -132,6 +246,9 @@ scratch_copy() {
     ln -s "$root/Makefile" "$dir/Makefile"
     ln -s "$root/lessons" "$dir/lessons"
     ln -s "$real_build/obj" "$dir/build/obj"
+    # The language's tool and catalog (checker/i18n), when built.
+    [ -e "$real_build/bin" ] && ln -s "$real_build/bin" "$dir/build/bin"
+    [ -e "$real_build/locale" ] && ln -s "$real_build/locale" "$dir/build/locale"
     [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
     exdir=$(cd "$root" && exercise_dir "$nn")
     cp -R "$root/$exdir" "$dir/exercises/"

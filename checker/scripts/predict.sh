@@ -18,23 +18,24 @@ record_of_exercise() {
                    $1 == "show" && nn == n { sub(/^[ \t]*show[ \t]+/, ""); print cur, $0; exit }' "$manifest" 2>/dev/null
 }
 
-label() {
+label() { metric_label "$1"; }
+# The answers about a change, as the question lists them and, shorter, as a sentence says them ("it grows").
+change_text() {
     case $1 in
-    warp_instructions) echo "warp instructions (PTX)" ;;
-    active_lanes) echo "active lanes per PTX instruction" ;;
-    divergent_branches) echo "divergent branches in PTX" ;;
-    shared) echo "shared-memory loads and stores" ;;
-    bank_conflicts) echo "shared-memory bank conflicts" ;;
-    global_loads) echo "global load requests" ;;
-    sectors_per_request) echo "32-byte sectors per load request" ;;
-    barriers_per_block) echo "__syncthreads() per block" ;;
-    atomics) echo "atomic instructions" ;;
-    blocks) echo "blocks launched" ;;
-    *) echo "$1" ;;
+    0) textf 'grows' ;;
+    1) textf 'stays about the same (within 10%%)' ;;
+    2) textf 'shrinks, but by less than 2x' ;;
+    3) textf 'shrinks 2x to 4x (halved counts here)' ;;
+    *) textf 'shrinks more than 4x, or to zero' ;;
     esac
 }
-CHANGES=("grows" "stays about the same (within 10%)" "shrinks, but by less than 2x" "shrinks 2x to 4x (halved counts here)"
-         "shrinks more than 4x, or to zero")
+change_short() {
+    case $1 in
+    1) textf 'stays about the same' ;;
+    3) textf 'shrinks 2x to 4x' ;;
+    *) change_text "$1" ;;
+    esac
+}
 # The answer (0-4) that a change from BEFORE to AFTER deserves.
 bucket() {
     awk -v a="$1" -v b="$2" 'BEGIN {
@@ -60,7 +61,8 @@ if [ "$mode" = ask ]; then require_exercise "$nn" predict; fi
 [ -n "$nn" ] && [ -n "$(exercise_dir "$nn")" ] || exit 2
 read -r name _ fn shape sol prev show <<<"$(record_of_exercise "$nn")"
 if [ -z "${name:-}" ] || [ "${prev:--}" = - ]; then
-    [ "$mode" = ask ] && say "Exercise $nn has no earlier version to compare its metrics with, so there is nothing to predict; \`make ex$nn\` grades it."
+    [ "$mode" = ask ] &&
+        sayf 'Exercise %s has no earlier version to compare its metrics with, so there is nothing to predict; `make ex%s` grades it.' "$nn" "$nn"
     exit 2
 fi
 saved="$STATE_DIR/predictions/ex$nn"
@@ -70,23 +72,22 @@ metrics=($show)
 case $mode in
 offer)
     [ -f "$saved" ] && exit 0
-    say "Before you run it: \`make predict ex$nn\` records what you expect to change since $prev (two"
-    say "quick questions)."
+    sayf 'Before you run it: `make predict ex%s` records what you expect to change since %s (two quick questions).' "$nn" "$prev"
     exit 0 ;;
 
 show)
     [ -f "$saved" ] || exit 0
     guess=$(sed -n 's/^metric=//p' "$saved") change=$(sed -n 's/^change=//p' "$saved")
     if [ -z "${EMU_LIB:-}" ] || [ ! -f "$EMU_LIB" ]; then
-        say "Your prediction for exercise $nn: $(label "$guess") ${CHANGES[$change]}. The emulator is not built here, so"
-        say "there is no measurement to set beside it."
+        sayf 'Your prediction for exercise %s: %s %s. The emulator is not built here, so there is no measurement to set beside it.' \
+            "$nn" "$(label "$guess")" "$(change_text "$change")"
         exit 0
     fi
     before=$(checker/metrics/metrics.sh line "$pnn" "$pfn" "$pshape" "solutions/$psol" 2>/dev/null)
     after=$(checker/metrics/metrics.sh line "$nn" "$fn" "$shape" "$(exercise_file "$nn")" 2>/dev/null)
     if [ -z "$before" ] || [ -z "$after" ]; then
-        say "Your prediction for exercise $nn: $(label "$guess") ${CHANGES[$change]}. The emulator could not measure"
-        say "your file just now, so there is nothing to set beside it."
+        sayf 'Your prediction for exercise %s: %s %s. The emulator could not measure your file just now, so there is nothing to set beside it.' \
+            "$nn" "$(label "$guess")" "$(change_text "$change")"
         exit 0
     fi
     # The metric that moved most: the largest ratio either way (to zero counts as the most).
@@ -99,35 +100,36 @@ show)
     measured() {
         local m=$1 a b
         a=$(value "$m" "$before") b=$(value "$m" "$after")
-        printf '%s: %s in %s, %s in yours' "$(label "$m")" "$(fmt "$a")" "$pname" "$(fmt "$b")"
+        textf '%s: %s in %s, %s in yours' "$(label "$m")" "$(fmt "$a")" "$pname" "$(fmt "$b")"
     }
     say ""
-    say "${BOLD}Your prediction beside the measurement${RESET} (on the emulator, n = $(fmt "$(value n "$after")")):"
-    say "  You expected $(label "$guess") to move most, and that it $(sed 's/ (.*//' <<<"${CHANGES[$change]}")."
+    say "$(joined "$BOLD$(textf 'Your prediction beside the measurement')$RESET" \
+        "$(textf '(on the emulator, n = %s):' "$(fmt "$(value n "$after")")")")"
+    sayf '  You expected %s to move most, and that it %s.' "$(label "$guess")" "$(change_short "$change")"
     a=$(value "$guess" "$before") b=$(value "$guess" "$after")
     right_change=$([ "$(bucket "$a" "$b")" = "$change" ] && echo 1)
     if [ -n "$right_change" ]; then
-        say "  Measured: $(measured "$guess"): ${GREEN}as you said${RESET}."
+        sayf '  Measured: %s: %sas you said%s.' "$(measured "$guess")" "$GREEN" "$RESET"
     else
-        say "  Measured: $(measured "$guess"): it $(sed 's/ (.*//' <<<"${CHANGES[$(bucket "$a" "$b")]}")."
+        sayf '  Measured: %s: it %s.' "$(measured "$guess")" "$(change_short "$(bucket "$a" "$b")")"
     fi
     if [ "$most" = "$guess" ]; then
-        say "  ${GREEN}It is indeed the number that moved most.${RESET}"
+        say "  $GREEN$(textf 'It is indeed the number that moved most.')$RESET"
     else
-        say "  The number that moved most is $(measured "$most")."
+        sayf '  The number that moved most is %s.' "$(measured "$most")"
     fi
-    say "  ${DIM}Why: the lesson's \"The cost model\" ($(exercise_dir "$nn")/lesson.md). \`make predict ex$nn\` asks again.${RESET}"
+    say "  $DIM$(textf "Why: the lesson's \"The cost model\" (%s). \`make predict ex%s\` asks again." "$(exercise_lesson "$nn")" "$nn")$RESET"
     exit 0 ;;
 esac
 
 # ---- Asking --------------------------------------------------------------------------------------------
 if [ ! -t 0 ]; then
-    say "${DIM}(No terminal: reading the two answers from standard input.)${RESET}"
+    say "$DIM$(textf '(No terminal: reading the two answers from standard input.)')$RESET"
 fi
-say "${BOLD}Predict, then measure: exercise $nn, $(exercise_title "$nn").${RESET}"
-say "Compared with the previous version ($prev, solutions/$psol), for the same input on the emulator:"
+say "$BOLD$(textf 'Predict, then measure: exercise %s, %s.' "$nn" "$(exercise_title "$nn")")$RESET"
+sayf 'Compared with the previous version (%s, %s), for the same input on the emulator:' "$prev" "solutions/$psol"
 say ""
-say "1. Which of these numbers will change the most (up or down)?"
+sayf '1. Which of these numbers will change the most (up or down)?'
 for i in "${!metrics[@]}"; do say "     $((i + 1))) $(label "${metrics[$i]}")"; done
 ask() {   # ask PROMPT MAX: reads a number from 1 to MAX; empty or EOF gives up
     local answer
@@ -139,21 +141,26 @@ ask() {   # ask PROMPT MAX: reads a number from 1 to MAX; empty or EOF gives up
             echo "$answer" >"$STATE_DIR/.answer"
             return 0
         fi
-        say "Please type a number from 1 to $2, or just Enter to stop."
+        sayf 'Please type a number from 1 to %s, or just Enter to stop.' "$2"
     done
 }
 mkdir -p "$STATE_DIR/predictions"
-ask "   Your answer (1-${#metrics[@]}, Enter to skip): " "${#metrics[@]}" || {
-    say "No prediction recorded. It is optional; \`make ex$nn\` grades as usual."
+ask "$(textf '   Your answer (1-%s, Enter to skip): ' "${#metrics[@]}")" "${#metrics[@]}" || {
+    sayf 'No prediction recorded. It is optional; `make ex%s` grades as usual.' "$nn"
     exit 2
 }
 m=${metrics[$(($(cat "$STATE_DIR/.answer") - 1))]}
 say ""
-say "2. And $(label "$m")?"
-for i in "${!CHANGES[@]}"; do say "     $((i + 1))) it ${CHANGES[$i]}"; done
-ask "   Your answer (1-5): " 5 || { say "No prediction recorded."; exit 2; }
+sayf '2. And %s?' "$(label "$m")"
+for i in 0 1 2 3 4; do
+    sayf '     %s) it %s' "$((i + 1))" "$(change_text "$i")"
+done
+if ! ask "$(textf '   Your answer (1-5): ')" 5; then
+    sayf 'No prediction recorded.'
+    exit 2
+fi
 c=$(($(cat "$STATE_DIR/.answer") - 1))
 rm -f "$STATE_DIR/.answer"
 printf 'metric=%s\nchange=%s\ndate=%s\n' "$m" "$c" "$(date +%Y-%m-%d)" >"$saved"
 say ""
-say "Recorded: $(label "$m") $(sed 's/ (.*//' <<<"${CHANGES[$c]}"). Once \`make ex$nn\` passes, it shows this beside the measurement."
+sayf 'Recorded: %s %s. Once `make ex%s` passes, it shows this beside the measurement.' "$(label "$m")" "$(change_short "$c")" "$nn"

@@ -10,13 +10,16 @@ require_exercise "$nn" reset
 
 # The starting file as the course shipped it: from the repository you cloned, else from this clone's HEAD.
 name=$(git ls-tree --name-only HEAD "$dir/" 2>/dev/null | grep '\.cu$' | head -n 1)
-[ -n "$name" ] || { say "Cannot find the starting file of exercise $nn in git, so nothing was changed."; exit 1; }
+if [ -z "$name" ]; then
+    sayf 'Cannot find the starting file of exercise %s in git, so nothing was changed.' "$nn"
+    exit 1
+fi
 for rev in '@{upstream}' HEAD; do
     if git show "$rev:$name" >"$STATE_DIR.reset.tmp" 2>/dev/null; then break; fi
 done
 if [ ! -s "$STATE_DIR.reset.tmp" ]; then
     rm -f "$STATE_DIR.reset.tmp"
-    say "Cannot read the starting file of exercise $nn from git, so nothing was changed."
+    sayf 'Cannot read the starting file of exercise %s from git, so nothing was changed.' "$nn"
     exit 1
 fi
 
@@ -29,18 +32,21 @@ forget_exercise() {
 if [ -f "$name" ] && cmp -s "$name" "$STATE_DIR.reset.tmp"; then
     rm -f "$STATE_DIR.reset.tmp"
     forget_exercise
-    say "$name is already the starting file: nothing to reset."
+    sayf '%s is already the starting file: nothing to reset.' "$name"
     exit 0
 fi
 if [ -f "$name" ]; then
     backup="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)-$(basename "$name")"
     mkdir -p "$(dirname "$backup")"
-    cp -p "$name" "$backup" || { say "Could not save a backup of $name, so nothing was changed."; exit 1; }
+    if ! cp -p "$name" "$backup"; then
+        sayf 'Could not save a backup of %s, so nothing was changed.' "$name"
+        exit 1
+    fi
 fi
 mv "$STATE_DIR.reset.tmp" "$name"
 forget_exercise
-say "$name is back to its starting state. Read $dir/lesson.md and run \`make ex$nn\`."
+sayf '%s is back to its starting state. Read %s and run `make ex%s`.' "$name" "$(exercise_lesson "$nn")" "$nn"
 if [ -n "${backup:-}" ]; then
-    say "Your version is kept in $backup; to get it back:"
+    sayf 'Your version is kept in %s; to get it back:' "$backup"
     say "    cp $backup $name"
 fi

@@ -8,14 +8,18 @@
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
 # emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
 # on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
-# and SASS boxes are compared with what their commands print now, and the measurement candidates of
-# checker/bench/candidates/ must still apply to the solutions.
+# and SASS boxes are compared with what their commands print now, the measurement candidates of
+# checker/bench/candidates/ must still apply to the solutions, and the Chinese edition must be in step
+# with the English one (editions.py, report-editions.py).
 # Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
 # are the same verifications. A table of caught and missed per exercise follows.
 # On a GPU machine each kernel runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
 . checker/scripts/lib.sh
+# The corpus's expectations quote the English report: every check here runs in English, whatever the
+# developer's locale (checker/scripts/report-editions.py checks the Chinese edition).
+export COURSE_LANG=en
 work="$BUILD/$BACKEND/selftest"
 rm -rf "$work"
 mkdir -p "$work"
@@ -151,7 +155,7 @@ run_item() {
 count=$(wc -l <"$items")
 bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
-lesson_checks=4   # the lessons' ladders, SASS boxes and candidates, and the corpus's form (below)
+lesson_checks=6   # the lessons' ladders, SASS boxes and candidates, the corpus's form, and the editions (below)
 total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
@@ -285,6 +289,15 @@ corpus_all_patches() {
     echo "$(find checker/corpus checker/unusual -name '*.patch' | wc -l) entries, every one a patch"
 }
 lesson_check "the corpus's entries" "$work/corpus-form.log" corpus_all_patches
+# The Chinese edition in step with the English one: the pages, and the report (its catalog and a grade).
+lesson_check "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py
+if command -v msgfmt >/dev/null 2>&1 && command -v xgettext >/dev/null 2>&1; then
+    lesson_check "Chinese report (checker/scripts/report-editions.py)" "$work/report-editions.log" \
+        python3 checker/scripts/report-editions.py
+else
+    skipped=$((skipped + 1))
+    finished "${DIM}-${RESET}" "Chinese report ${DIM}(skipped: gettext's msgfmt or xgettext is not on PATH; deps.sh installs them)${RESET}"
+fi
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""

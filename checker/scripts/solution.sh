@@ -11,17 +11,16 @@ file=$(exercise_file "$nn")
 sol=$(solution_file "$nn")
 
 if [ "$(checker/scripts/progress.sh state "$nn")" != done ]; then
-    say "The reference solution of exercise $nn opens once your own version passes: run \`make ex$nn\` until"
-    say "every test is green. Until then, \`make hint ex$nn\` gives a hint, one question at a time."
+    sayf 'The reference solution of exercise %s opens once your own version passes: run `make ex%s` until every test is green. Until then, `make hint ex%s` gives a hint, one question at a time.' "$nn" "$nn" "$nn"
     exit 2
 fi
 
-say "${BOLD}Exercise $nn is done.${RESET} The reference solution is $sol."
+say "$(joined "$BOLD$(textf 'Exercise %s is done.' "$nn")$RESET" "$(textf 'The reference solution is %s.' "$sol")")"
 say ""
 if [ -z "$file" ] || [ ! -f "$file" ]; then
-    say "Your file is missing from $dir, so there is nothing to compare; \`make reset ex$nn\` brings the starting file back."
+    sayf 'Your file is missing from %s, so there is nothing to compare; `make reset ex%s` brings the starting file back.' "$dir" "$nn"
 elif cmp -s "$file" "$sol"; then
-    say "Your $file is identical to it."
+    sayf 'Your %s is identical to it.' "$file"
 else
     # Comment-only lines are left out (the reference's comments would bury the code); ALL=1 keeps them.
     code_only() {
@@ -29,25 +28,24 @@ else
         else sed -e '/^[[:space:]]*\/\//d' -e '/^[[:space:]]*\/\*.*\*\/[[:space:]]*$/d' -e '/^[[:space:]]*$/d' "$1"; fi
     }
     if [ -z "${ALL:-}" ] && diff -q <(code_only "$file") <(code_only "$sol") >/dev/null; then
-        say "Your $file has the same code as the reference; only comments or blank lines differ."
+        sayf 'Your %s has the same code as the reference; only comments or blank lines differ.' "$file"
     else
         if [ -n "${ALL:-}" ]; then
-            say "How it differs from yours, every line (lines with - are yours, + the reference's):"
+            sayf "How it differs from yours, every line (lines with - are yours, + the reference's):"
         else
-            say "How its code differs from yours (lines with - are yours, + the reference's; comment lines"
-            say "are left out: \`make solution ex$nn ALL=1\` shows them too):"
+            sayf "How its code differs from yours (lines with - are yours, + the reference's; comment lines are left out: \`make solution ex%s ALL=1\` shows them too):" "$nn"
         fi
         say ""
         colour=never
         [ -n "$GREEN" ] && colour=always
-        labels=(--label "yours: $file" --label "reference: $sol")
+        labels=(--label "$(textf 'yours: %s' "$file")" --label "$(textf 'reference: %s' "$sol")")
         # Without the comment lines, a hunk's line numbers are not the file's: they are left out.
         hunks() { if [ -n "${ALL:-}" ]; then cat; else sed -E 's/@@ -[0-9,]+ \+[0-9,]+ @@/@@/'; fi; }
         diff -u --color="$colour" "${labels[@]}" <(code_only "$file") <(code_only "$sol") 2>/dev/null | hunks
         # A diff without --color (not GNU diff) says 2: try again plainly.
         [ "${PIPESTATUS[0]}" -gt 1 ] && diff -u "${labels[@]}" <(code_only "$file") <(code_only "$sol") | hunks
         say ""
-        say "Both pass the same tests; differences in names or in the order of independent steps are fine."
+        sayf 'Both pass the same tests; differences in names or in the order of independent steps are fine.'
     fi
 fi
 
@@ -55,20 +53,23 @@ fi
 prev=$(exercise_numbers | awk -v n="$nn" '$1 < n { p = $1 } END { print p }')
 if [ -n "$prev" ] && [[ $(basename "$sol") == v[0-9]* ]] && [[ $(basename "$(solution_file "$prev")") == v[0-9]* ]]; then
     say ""
-    say "What this version changed from the previous one, as the course's references have it:"
+    sayf "What this version changed from the previous one, as the course's references have it:"
     say "    diff -u $(solution_file "$prev") $sol"
 fi
 
 next=$(exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }')
 if [ -n "$next" ]; then
     say ""
-    say "${BOLD}What the next exercise changes${RESET} ($(exercise_dir "$next")/lesson.md, \"$(exercise_title "$next")\"):"
+    next_lesson=$(exercise_lesson "$next")
+    say "$(joined "$BOLD$(textf 'What the next exercise changes')$RESET" \
+        "$(textf '(%s, "%s"):' "$next_lesson" "$(exercise_title "$next")")")"
     say ""
-    awk '/^## / { inside = ($0 ~ /^## Goal/); next } inside' "$(exercise_dir "$next")/lesson.md" |
+    awk -v section="$(lesson_section "$next_lesson" "## Goal")" '/^## / { inside = ($0 == section); next } inside' \
+        "$next_lesson" |
         sed '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' | sed 's/^/    /'
     say ""
-    say "Then run \`make ex$next\`. Before you do, \`make predict ex$next\` records what you expect to change."
+    sayf 'Then run `make ex%s`. Before you do, `make predict ex%s` records what you expect to change.' "$next" "$next"
 else
     say ""
-    say "That was the last exercise. \`make check\` shows the whole course; on a GPU, \`make bench\` races every version."
+    sayf 'That was the last exercise. `make check` shows the whole course; on a GPU, `make bench` races every version.'
 fi

@@ -14,7 +14,7 @@ if [ -z "$nn" ]; then
         [ "$(checker/scripts/progress.sh state "$n")" = done ] || { echo "$n"; break; }
     done)
     if [ -z "$nn" ]; then
-        say "Every exercise is done, so there is nothing to watch by default. \`make watch ex05\` watches exercise 05."
+        sayf 'Every exercise is done, so there is nothing to watch by default. `make watch ex05` watches exercise 05.'
         exit 0
     fi
 fi
@@ -28,7 +28,7 @@ finish() {
     [ -n "$events" ] && rm -f "$events"
     [ $interactive = 1 ] && stty echo 2>/dev/null
     say ""
-    say "Stopped watching exercise $nn. Your file is as you saved it; \`make watch\` starts again."
+    sayf 'Stopped watching exercise %s. Your file is as you saved it; `make watch` starts again.' "$nn"
     exit 0
 }
 trap finish INT TERM
@@ -52,15 +52,16 @@ clear_screen() { if [ -t 1 ]; then printf '\033[H\033[2J'; else say "" && say "-
 # Grades once; sets passed to 1 or 0.
 grade() {
     clear_screen
-    say "${DIM}$(date +%H:%M:%S) make ex$nn (watching $file)${RESET}"
+    say "$DIM$(date +%H:%M:%S) $(textf 'make ex%s (watching %s)' "$nn" "$file")$RESET"
     if checker/scripts/grade.sh "$nn"; then passed=1; else passed=0; fi
     say ""
     if [ $interactive = 0 ]; then
-        say "${DIM}Watching $file: save it to grade again; Ctrl-C stops.${RESET}"
+        say "$DIM$(textf 'Watching %s: save it to grade again; Ctrl-C stops.' "$file")$RESET"
     elif [ $passed = 1 ] && [ -n "$(next_exercise)" ]; then
-        say "${BOLD}Press n for the next exercise (ex$(next_exercise)), q to quit;${RESET} or keep editing: each save grades again."
+        say "$(joined "$BOLD$(textf 'Press n for the next exercise (ex%s), q to quit;' "$(next_exercise)")$RESET" \
+            "$(textf 'or keep editing: each save grades again.')")"
     else
-        say "${DIM}Watching $file: each save grades again. Keys: r re-run, h next hint, q quit.${RESET}"
+        say "$DIM$(textf 'Watching %s: each save grades again. Keys: r re-run, h next hint, q quit.' "$file")$RESET"
     fi
 }
 
@@ -70,14 +71,14 @@ next_exercise() { exercise_numbers | awk -v n="$nn" '$1 > n { print; exit }'; }
 switch_to() {
     nn=$1
     file=$(exercise_file "$nn")
-    [ -n "$file" ] || file="$(exercise_dir "$nn")/(its .cu file)"
+    [ -n "$file" ] || file="$(exercise_dir "$nn")/$(textf '(its .cu file)')"
     start_events
     last=$(signature)
     grade
 }
 
 if ! command -v inotifywait >/dev/null 2>&1; then
-    say "${DIM}Watching by checking the file's time stamp every second (install inotify-tools for file events).${RESET}"
+    say "$DIM$(textf "Watching by checking the file's time stamp every second (install inotify-tools for file events).")$RESET"
     sleep 1
 fi
 # The checker's parts are built once, here; grade.sh then only builds the learner's file.
@@ -99,7 +100,7 @@ while :; do
         if [ "$passed" = 1 ] && [ -n "$(next_exercise)" ]; then
             switch_to "$(next_exercise)"
         else
-            say "Exercise $nn does not pass yet: n moves on once it does."
+            sayf 'Exercise %s does not pass yet: n moves on once it does.' "$nn"
         fi
         continue ;;
     esac

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char ZERO_HINT[] = "d_out holds garbage before your launcher runs: what must it hold before the "
-                               "first atomicAdd?";
-static const char GRID_HINT[] = "How many blocks of 256 threads cover n elements when n is not a multiple "
-                               "of 256? And what must the threads past the end do?";
-static const char ADD_HINT[] = "Nothing reached d_out[0]: does each thread whose i is below n call "
-                              "atomicAdd(d_out, d_in[i])?";
+static const char ZERO_HINT[] = N_("d_out holds garbage before your launcher runs: what must it hold before the "
+                                  "first atomicAdd?");
+static const char GRID_HINT[] = N_("How many blocks of 256 threads cover n elements when n is not a multiple "
+                                  "of 256? And what must the threads past the end do?");
+static const char ADD_HINT[] = N_("Nothing reached d_out[0]: does each thread whose i is below n call "
+                                 "atomicAdd(d_out, d_in[i])?");
 
 static const total_spec ATOMIC = {
     .launch = reduce_atomic,
@@ -35,14 +35,14 @@ START_TEST(test_ex01_cpu_reference)
         long long expected = harness_sum_ints(h_in, 0, (size_t)n);
         long long got = reduce_cpu(h_in, n);
         if (got != expected)
-            harness_fail("Loop over all n elements and add each one to a 64-bit total that starts at 0.",
-                         "reduce_cpu(n = %d) returned %lld, but the sum is %lld.", n, got, expected);
+            harness_fail(_("Loop over all n elements and add each one to a 64-bit total that starts at 0."),
+                         _("reduce_cpu(n = %d) returned %lld, but the sum is %lld."), n, got, expected);
     }
     int big[4] = {2000000000, 2000000000, 2000000000, 2000000000};
     if (reduce_cpu(big, 4) != 8000000000LL)
-        harness_fail("An int holds at most 2147483647; which type holds 8000000000?",
-                     "reduce_cpu of four times 2000000000 returned %lld instead of 8000000000: the total "
-                     "overflowed.", reduce_cpu(big, 4));
+        harness_fail(_("An int holds at most 2147483647; which type holds 8000000000?"),
+                     _("reduce_cpu of four times 2000000000 returned %lld instead of 8000000000: the total "
+                       "overflowed."), reduce_cpu(big, 4));
 }
 END_TEST
 
@@ -83,15 +83,15 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: the CPU reference sums every element in 64 bits", test_ex01_cpu_reference, NEEDS_NOTHING},
-        {"core: one block of 256 elements", test_ex01_one_block, NEEDS_DEVICE},
-        {"core: four full blocks (1024 elements)", test_ex01_four_full_blocks, NEEDS_DEVICE},
-        {"sizes: fewer elements than one block (1 to 255)", test_ex01_small_sizes, NEEDS_DEVICE},
-        {"sizes: n not a multiple of the block (257 to 65537)", test_ex01_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex01_every_size, NEEDS_DEVICE},
+        {N_("core: the CPU reference sums every element in 64 bits"), test_ex01_cpu_reference, NEEDS_NOTHING},
+        {N_("core: one block of 256 elements"), test_ex01_one_block, NEEDS_DEVICE},
+        {N_("core: four full blocks (1024 elements)"), test_ex01_four_full_blocks, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block (1 to 255)"), test_ex01_small_sizes, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of the block (257 to 65537)"), test_ex01_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex01_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"01", "your first kernel, one atomicAdd per element",
+    const harness_exercise ex = {"01", N_("your first kernel, one atomicAdd per element"),
                                  "exercises/01-atomic/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

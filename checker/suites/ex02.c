@@ -6,9 +6,9 @@ static const partials_spec V1 = {
     .launch = reduce_v1,
     .name = "reduce_v1",
     .elems_per_thread = 1,
-    .grid_hint = "v1 launches one block per blockDim.x elements, rounded up.",
-    .partial_hint = "Does every thread store its element (or 0 past the end) in shared memory before the "
-                    "first __syncthreads()? Does every step of the tree end with __syncthreads()?",
+    .grid_hint = N_("v1 launches one block per blockDim.x elements, rounded up."),
+    .partial_hint = N_("Does every thread store its element (or 0 past the end) in shared memory before the "
+                       "first __syncthreads()? Does every step of the tree end with __syncthreads()?"),
 };
 
 START_TEST(test_ex02_one_block)
@@ -54,15 +54,15 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: one block of 256 writes its sum", test_ex02_one_block, NEEDS_DEVICE},
-        {"core: 64 blocks each write their own sum", test_ex02_many_blocks, NEEDS_DEVICE},
-        {"sizes: fewer elements than one block (1 to 255)", test_ex02_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {"sizes: n not a multiple of the block (257 to 65537)", test_ex02_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {"edges: blocks of 32, 64, 128, 512 and 1024 threads", test_ex02_other_block_sizes, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex02_every_size, NEEDS_DEVICE},
+        {N_("core: one block of 256 writes its sum"), test_ex02_one_block, NEEDS_DEVICE},
+        {N_("core: 64 blocks each write their own sum"), test_ex02_many_blocks, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block (1 to 255)"), test_ex02_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of the block (257 to 65537)"), test_ex02_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {N_("edges: blocks of 32, 64, 128, 512 and 1024 threads"), test_ex02_other_block_sizes, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex02_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"02", "v1, a shared-memory tree with interleaved addressing",
+    const harness_exercise ex = {"02", N_("v1, a shared-memory tree with interleaved addressing"),
                                  "exercises/02-interleaved/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

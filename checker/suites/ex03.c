@@ -8,9 +8,9 @@ static const partials_spec V2 = {
     .launch = reduce_v2,
     .name = "reduce_v2",
     .elems_per_thread = 1,
-    .grid_hint = "v2 launches one block per blockDim.x elements, rounded up, exactly as v1 did.",
-    .partial_hint = "Does the stride start at blockDim.x / 2 and halve down to 1, so that the first step "
-                    "reaches the top half of sdata? Does every step end with __syncthreads()?",
+    .grid_hint = N_("v2 launches one block per blockDim.x elements, rounded up, exactly as v1 did."),
+    .partial_hint = N_("Does the stride start at blockDim.x / 2 and halve down to 1, so that the first step "
+                       "reaches the top half of sdata? Does every step end with __syncthreads()?"),
 };
 
 START_TEST(test_ex03_one_block)
@@ -66,7 +66,7 @@ static emu_metrics run_for_metrics(uint64_t salt)
     backend_take_metrics(&m); /* drop whatever earlier calls counted */
     expect_block_partials(&V2, (size_t)CONCEPT_BLOCKS * CONCEPT_BLOCK, CONCEPT_BLOCK, salt);
     if (!backend_take_metrics(&m))
-        ck_abort_msg("This test reads the emulator's counters, and this backend has none.");
+        ck_abort_msg(_("This test reads the emulator's counters, and this backend has none."));
     return m;
 }
 
@@ -79,11 +79,11 @@ START_TEST(test_ex03_no_bank_conflicts)
     emu_metrics m = run_for_metrics(50);
     uint64_t conflicts = m.shared_load_bank_conflicts + m.shared_store_bank_conflicts;
     if (conflicts != 0)
-        harness_fail("In the step of stride s, which word of sdata does lane k of a warp read and write? A word "
-                     "w sits in bank w % 32: do two lanes of one warp land in the same bank?",
-                     "reduce_v2(n = %d, block = %d) should cause no shared-memory bank conflicts, but it "
-                     "caused %llu (%llu on loads, %llu on stores; %.1f per block): each one makes a warp "
-                     "repeat its access, one bank at a time.",
+        harness_fail(_("In the step of stride s, which word of sdata does lane k of a warp read and write? A word "
+                       "w sits in bank w % 32: do two lanes of one warp land in the same bank?"),
+                     _("reduce_v2(n = %d, block = %d) should cause no shared-memory bank conflicts, but it "
+                       "caused %llu (%llu on loads, %llu on stores; %.1f per block): each one makes a warp "
+                       "repeat its access, one bank at a time."),
                      CONCEPT_BLOCKS * CONCEPT_BLOCK, CONCEPT_BLOCK, (unsigned long long)conflicts,
                      (unsigned long long)m.shared_load_bank_conflicts,
                      (unsigned long long)m.shared_store_bank_conflicts, (double)conflicts / CONCEPT_BLOCKS);
@@ -110,12 +110,12 @@ START_TEST(test_ex03_idle_warps_skip_the_step)
     double per_block = (double)m.shared_store_instructions / CONCEPT_BLOCKS;
     double bound = (9 * w + 3) / 2;
     if (per_block > bound)
-        harness_fail("In the step of stride s, which threads do the addition: are they spread over every "
-                     "warp, or packed into the first s threads so that the other warps skip the step?",
-                     "reduce_v2(n = %d, block = %d): warps executed %.1f stores to shared memory per block, "
-                     "more than %.1f. With sequential addressing a block of %d warps needs %.0f (one per warp "
-                     "for the load, then only the warps that hold busy threads in each step); v1's interleaved "
-                     "addressing needs %.0f, because every warp has a few busy lanes in every step.",
+        harness_fail(_("In the step of stride s, which threads do the addition: are they spread over every "
+                       "warp, or packed into the first s threads so that the other warps skip the step?"),
+                     _("reduce_v2(n = %d, block = %d): warps executed %.1f stores to shared memory per block, "
+                       "more than %.1f. With sequential addressing a block of %d warps needs %.0f (one per warp "
+                       "for the load, then only the warps that hold busy threads in each step); v1's interleaved "
+                       "addressing needs %.0f, because every warp has a few busy lanes in every step."),
                      CONCEPT_BLOCKS * CONCEPT_BLOCK, CONCEPT_BLOCK, per_block, bound, CONCEPT_WARPS,
                      2 * w + 4, 7 * w - 1);
 }
@@ -127,9 +127,9 @@ START_TEST(test_ex03_one_thread_writes_the_result)
 {
     emu_metrics m = run_for_metrics(52);
     if (m.global_store_requests != CONCEPT_BLOCKS)
-        harness_fail("Which thread holds the block's sum at the end, and which threads need to write it?",
-                     "reduce_v2(n = %d, block = %d) made %llu store requests to global memory; it should make "
-                     "%d, one per block: only thread 0 writes d_out[blockIdx.x].",
+        harness_fail(_("Which thread holds the block's sum at the end, and which threads need to write it?"),
+                     _("reduce_v2(n = %d, block = %d) made %llu store requests to global memory; it should make "
+                       "%d, one per block: only thread 0 writes d_out[blockIdx.x]."),
                      CONCEPT_BLOCKS * CONCEPT_BLOCK, CONCEPT_BLOCK, (unsigned long long)m.global_store_requests,
                      CONCEPT_BLOCKS);
 }
@@ -138,19 +138,19 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: one block of 256 writes its sum", test_ex03_one_block, NEEDS_DEVICE},
-        {"core: 64 blocks each write their own sum", test_ex03_many_blocks, NEEDS_DEVICE},
-        {"sizes: fewer elements than one block (1 to 255)", test_ex03_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {"sizes: n not a multiple of the block (257 to 65537)", test_ex03_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {"edges: blocks of 32, 64, 128, 512 and 1024 threads", test_ex03_other_block_sizes, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex03_every_size, NEEDS_DEVICE},
-        {"concept: no shared-memory bank conflicts", test_ex03_no_bank_conflicts, NEEDS_EMULATOR},
-        {"concept: far fewer warp instructions than v1 (idle warps skip the step)",
+        {N_("core: one block of 256 writes its sum"), test_ex03_one_block, NEEDS_DEVICE},
+        {N_("core: 64 blocks each write their own sum"), test_ex03_many_blocks, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block (1 to 255)"), test_ex03_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of the block (257 to 65537)"), test_ex03_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {N_("edges: blocks of 32, 64, 128, 512 and 1024 threads"), test_ex03_other_block_sizes, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex03_every_size, NEEDS_DEVICE},
+        {N_("concept: no shared-memory bank conflicts"), test_ex03_no_bank_conflicts, NEEDS_EMULATOR},
+        {N_("concept: far fewer warp instructions than v1 (idle warps skip the step)"),
          test_ex03_idle_warps_skip_the_step, NEEDS_EMULATOR},
-        {"concept: one thread writes each block's result", test_ex03_one_thread_writes_the_result, NEEDS_EMULATOR},
+        {N_("concept: one thread writes each block's result"), test_ex03_one_thread_writes_the_result, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"03", "v2, sequential addressing: no divergence, no bank conflicts",
+    const harness_exercise ex = {"03", N_("v2, sequential addressing: no divergence, no bank conflicts"),
                                  "exercises/03-sequential/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

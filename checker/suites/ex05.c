@@ -9,10 +9,10 @@ static const partials_spec V4 = {
     .launch = reduce_v4,
     .name = "reduce_v4",
     .elems_per_thread = 2,
-    .grid_hint = "v4 launches the same grid as v3: one block per 2 * blockDim.x elements, rounded up.",
-    .partial_hint = "Does the loop stop where the last warp takes over, without skipping or repeating a "
-                    "stride? Does the last warp start with the stride 32, and does every one of its steps "
-                    "end with __syncwarp() before the next one reads?",
+    .grid_hint = N_("v4 launches the same grid as v3: one block per 2 * blockDim.x elements, rounded up."),
+    .partial_hint = N_("Does the loop stop where the last warp takes over, without skipping or repeating a "
+                       "stride? Does the last warp start with the stride 32, and does every one of its steps "
+                       "end with __syncwarp() before the next one reads?"),
 };
 
 START_TEST(test_ex05_one_block)
@@ -80,16 +80,16 @@ START_TEST(test_ex05_fewer_barriers)
         expect_block_partials(&V4, n, block, 80 + k);
         backend_take_metrics(&m);
         if (m.blocks == 0)
-            harness_fail(NULL, "reduce_v4(n = %zu, block = %d) ran no block on the emulator.", n, block);
+            harness_fail(NULL, _("reduce_v4(n = %zu, block = %d) ran no block on the emulator."), n, block);
         double per_warp = (double)m.barriers / (double)m.blocks / (double)warps;
         int v3 = 1 + log2_of(block), most = v3 - 5;
         if (per_warp > most + 1e-9)
-            harness_fail("Once the stride is 32 or less, only warp 0 adds anything: what does a block-wide "
-                         "__syncthreads() buy there that a __syncwarp() among warp 0's lanes does not? Does "
-                         "your loop stop at s > 32 and leave the rest to `if (tid < 32)`?",
-                         "reduce_v4(n = %zu, block = %d): each warp waited at %.2f __syncthreads() barriers; "
-                         "v3 waits at %d (one after the load, one per stride), and with the last warp "
-                         "unrolled a warp waits at most %d.", n, block, per_warp, v3, most);
+            harness_fail(_("Once the stride is 32 or less, only warp 0 adds anything: what does a block-wide "
+                           "__syncthreads() buy there that a __syncwarp() among warp 0's lanes does not? Does "
+                           "your loop stop at s > 32 and leave the rest to `if (tid < 32)`?"),
+                         _("reduce_v4(n = %zu, block = %d): each warp waited at %.2f __syncthreads() barriers; "
+                           "v3 waits at %d (one after the load, one per stride), and with the last warp "
+                           "unrolled a warp waits at most %d."), n, block, per_warp, v3, most);
     }
 }
 END_TEST
@@ -106,29 +106,29 @@ START_TEST(test_ex05_last_warp_synchronises)
         int range = harness_safe_int_range((size_t)n), h_in[2048];
         harness_random_ints(h_in, (size_t)n, -range, range, 90 + k);
         dev_buffer in = dev_input_ints(h_in, (size_t)n), out = dev_output_ints(1);
-        char findings[4096] = "";
+        char findings[16384] = "";
         backend_take_findings(findings, sizeof findings); /* start from none */
         reduce_v4(dev_ptr(&in), dev_ptr(&out), n, block);
         CUDA_OK(cudaGetLastError());
         cudaError_t run = cudaDeviceSynchronize();
         if (backend_take_findings(findings, sizeof findings) > 0 || run != cudaSuccess)
-            harness_fail("The lanes of a warp are not guaranteed to run in lockstep (independent thread "
-                         "scheduling, since Volta), and `volatile` orders nothing between them; a "
-                         "__syncthreads() inside `if (tid < 32)` is one that the other warps never reach. "
-                         "Which call makes one lane's shared-memory write visible to the other lanes of its "
-                         "warp, and to them only?",
-                         "reduce_v4(n = %d, block = %d) %s%s, and the emulator found:\n%s", n, block,
-                         run == cudaSuccess ? "ran" : "failed while running: ",
+            harness_fail(_("The lanes of a warp are not guaranteed to run in lockstep (independent thread "
+                           "scheduling, since Volta), and `volatile` orders nothing between them; a "
+                           "__syncthreads() inside `if (tid < 32)` is one that the other warps never reach. "
+                           "Which call makes one lane's shared-memory write visible to the other lanes of its "
+                           "warp, and to them only?"),
+                         _("reduce_v4(n = %d, block = %d) %s%s, and the emulator found:\n%s"), n, block,
+                         run == cudaSuccess ? _("ran") : _("failed while running: "),
                          run == cudaSuccess ? "" : cudaGetErrorName(run),
-                         *findings ? findings : "no diagnosis beyond that error.");
+                         *findings ? findings : _("no diagnosis beyond that error."));
         int got;
         dev_fetch(&out, &got);
         int expected = (int)harness_sum_ints(h_in, 0, (size_t)n);
         if (got != expected) {
-            char why[256];
+            char why[600];
             harness_explain_int(expected, got, why, sizeof why);
-            harness_fail(V4.partial_hint, "reduce_v4(n = %d, block = %d) should write %d to d_out[0], but "
-                         "it wrote %d: %s.", n, block, expected, got, why);
+            harness_fail(_(V4.partial_hint), _("reduce_v4(n = %d, block = %d) should write %d to d_out[0], but "
+                           "it wrote %d: %s."), n, block, expected, got, why);
         }
         dev_free(&in);
         dev_free(&out);
@@ -139,17 +139,17 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: one block of 256 threads sums its 512 elements", test_ex05_one_block, NEEDS_DEVICE},
-        {"core: 64 blocks each write their own sum", test_ex05_many_blocks, NEEDS_DEVICE},
-        {"sizes: fewer elements than one block's 512 (1 to 511)", test_ex05_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {"sizes: n not a multiple of 2 x the block (513 to 65537)", test_ex05_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {"edges: blocks of 64, 128, 512 and 1024 threads", test_ex05_other_block_sizes, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex05_every_size, NEEDS_DEVICE},
-        {"concept: fewer barriers per block than v3", test_ex05_fewer_barriers, NEEDS_EMULATOR},
-        {"concept: the last warp's lanes synchronise with __syncwarp()", test_ex05_last_warp_synchronises, NEEDS_EMULATOR},
+        {N_("core: one block of 256 threads sums its 512 elements"), test_ex05_one_block, NEEDS_DEVICE},
+        {N_("core: 64 blocks each write their own sum"), test_ex05_many_blocks, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block's 512 (1 to 511)"), test_ex05_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of 2 x the block (513 to 65537)"), test_ex05_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {N_("edges: blocks of 64, 128, 512 and 1024 threads"), test_ex05_other_block_sizes, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex05_every_size, NEEDS_DEVICE},
+        {N_("concept: fewer barriers per block than v3"), test_ex05_fewer_barriers, NEEDS_EMULATOR},
+        {N_("concept: the last warp's lanes synchronise with __syncwarp()"), test_ex05_last_warp_synchronises, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"05", "v4, unroll the last warp",
+    const harness_exercise ex = {"05", N_("v4, unroll the last warp"),
                                  "exercises/05-last-warp/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

@@ -6,11 +6,11 @@ static const partials_spec V5 = {
     .launch = reduce_v5,
     .name = "reduce_v5",
     .elems_per_thread = 2,
-    .grid_hint = "v5 launches the same grid as v3 and v4: one block per 2 * blockDim.x elements, rounded up. "
-                 "Does every case of your switch launch, and return the grid?",
-    .partial_hint = "Is every stride step kept only when the block has values that far apart, and does the "
-                    "instance you launch have the same blockSize as the block? For a block of 32 or 64 "
-                    "threads, which of sdata[tid + 32] and sdata[tid + 64] exist?",
+    .grid_hint = N_("v5 launches the same grid as v3 and v4: one block per 2 * blockDim.x elements, rounded up. "
+                    "Does every case of your switch launch, and return the grid?"),
+    .partial_hint = N_("Is every stride step kept only when the block has values that far apart, and does the "
+                       "instance you launch have the same blockSize as the block? For a block of 32 or 64 "
+                       "threads, which of sdata[tid + 32] and sdata[tid + 64] exist?"),
 };
 
 static const int all_blocks[] = {32, 64, 128, 256, 512, 1024};
@@ -76,7 +76,7 @@ static double barriers_per_warp(size_t n, int block, uint64_t salt)
     expect_block_partials(&V5, n, block, salt);
     backend_take_metrics(&m);
     if (m.blocks == 0)
-        harness_fail(NULL, "reduce_v5(n = %zu, block = %d) ran no block on the emulator.", n, block);
+        harness_fail(NULL, _("reduce_v5(n = %zu, block = %d) ran no block on the emulator."), n, block);
     return (double)m.barriers / (double)m.blocks / (double)(block / 32);
 }
 
@@ -96,14 +96,14 @@ START_TEST(test_ex06_barriers_at_every_block_size)
         int skipped_strides = block < biggest &&
                               barriers_per_warp(4 * 2 * (size_t)biggest, biggest, 200) <= 1 + log2_of(biggest) - 5 + 1e-9;
         harness_fail(skipped_strides
-                         ? "A block of this size has no work in the larger strides' steps, but it still waits at "
-                           "their barriers: is each stride's __syncthreads() inside that stride's "
-                           "if (blockSize >= ...), together with its addition?"
-                         : "The strides 32 and below are the last warp's, as in v4: do they still end with "
-                           "__syncthreads() in some instance of your template?",
-                     "reduce_v5(n = %zu, block = %d): each warp waited at %.2f __syncthreads() barriers; "
-                     "with the last warp unrolled a warp waits at most %d (one after the load, one per "
-                     "stride above 16).", n, block, per_warp, most);
+                         ? _("A block of this size has no work in the larger strides' steps, but it still waits "
+                             "at their barriers: is each stride's __syncthreads() inside that stride's "
+                             "if (blockSize >= ...), together with its addition?")
+                         : _("The strides 32 and below are the last warp's, as in v4: do they still end with "
+                             "__syncthreads() in some instance of your template?"),
+                     _("reduce_v5(n = %zu, block = %d): each warp waited at %.2f __syncthreads() barriers; "
+                       "with the last warp unrolled a warp waits at most %d (one after the load, one per "
+                       "stride above 16)."), n, block, per_warp, most);
     }
 }
 END_TEST
@@ -111,16 +111,16 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: one block of 256 threads sums its 512 elements", test_ex06_one_block, NEEDS_DEVICE},
-        {"core: 64 blocks each write their own sum", test_ex06_many_blocks, NEEDS_DEVICE},
-        {"sizes: fewer elements than one block's 512 (1 to 511)", test_ex06_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {"sizes: n not a multiple of 2 x the block (513 to 65537)", test_ex06_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {"edges: correct for every power-of-two block from 32 to 1024", test_ex06_every_block_size, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex06_every_size, NEEDS_DEVICE},
-        {"concept: the last warp needs no block barrier, at every block size", test_ex06_barriers_at_every_block_size, NEEDS_EMULATOR},
+        {N_("core: one block of 256 threads sums its 512 elements"), test_ex06_one_block, NEEDS_DEVICE},
+        {N_("core: 64 blocks each write their own sum"), test_ex06_many_blocks, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block's 512 (1 to 511)"), test_ex06_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of 2 x the block (513 to 65537)"), test_ex06_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {N_("edges: correct for every power-of-two block from 32 to 1024"), test_ex06_every_block_size, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex06_every_size, NEEDS_DEVICE},
+        {N_("concept: the last warp needs no block barrier, at every block size"), test_ex06_barriers_at_every_block_size, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"06", "v5, complete unroll with a template block size",
+    const harness_exercise ex = {"06", N_("v5, complete unroll with a template block size"),
                                  "exercises/06-complete-unroll/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

@@ -7,11 +7,11 @@
 
 #define MIN_ROOM 65536 /* d_out always has room for this many partials; the rest must stay poisoned */
 
-static const char *SUM_HINT = "Is every element added exactly once? Which stride takes a thread from its "
-                              "element to the next one that no other thread of the whole grid takes? And "
-                              "does the sum of every warp, not only the first, reach the block's partial?";
-static const char *SHAPE_HINT = "Each block writes one partial, to d_out[blockIdx.x], and the launcher returns "
-                                "the number of blocks it launched: do the two agree?";
+static const char *SUM_HINT = N_("Is every element added exactly once? Which stride takes a thread from its "
+                                 "element to the next one that no other thread of the whole grid takes? And "
+                                 "does the sum of every warp, not only the first, reach the block's partial?");
+static const char *SHAPE_HINT = N_("Each block writes one partial, to d_out[blockIdx.x], and the launcher returns "
+                                   "the number of blocks it launched: do the two agree?");
 
 /* d_out's size for n elements: MIN_ROOM, or more when a grid that grows with n would need it, so that
  * such a grid is reported as a grid, not as a crash. */
@@ -28,40 +28,40 @@ static int expect_v6(size_t n, int block, uint64_t salt)
 {
     int range = harness_safe_int_range(n);
     int *h_in = malloc((n ? n : 1) * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
     harness_random_ints(h_in, n, -range, range, salt);
     int expected = (int)harness_sum_ints(h_in, 0, n);
 
     size_t room = room_for(n);
     dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(room);
-    char what[160];
+    char what[256];
     snprintf(what, sizeof what, "reduce_v6(n = %zu, block = %d)", n, block);
     int grid = reduce_v6(dev_ptr(&in), dev_ptr(&out), (int)n, block);
     harness_after_launch(what);
     if (grid < 1 || (size_t)grid > room)
-        harness_fail("The launcher returns the number of blocks it launched: at least one, and a number "
-                     "that depends on the device, not on n.",
-                     "%s returned a grid of %d blocks.", what, grid);
+        harness_fail(_("The launcher returns the number of blocks it launched: at least one, and a number "
+                       "that depends on the device, not on n."),
+                     _("%s returned a grid of %d blocks."), what, grid);
 
     int *h_out = malloc(room * sizeof *h_out);
-    ck_assert_msg(h_out != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_out != NULL, _("The checker ran out of host memory."));
     dev_fetch(&out, h_out);
     for (size_t b = (size_t)grid; b < room; b++)
         if (h_out[b] != HARNESS_POISON_INT)
-            harness_fail(SHAPE_HINT, "%s launched %d blocks, so only d_out[0..%d) may be written, but d_out[%zu] "
-                         "was written (it holds %d).", what, grid, grid, b, h_out[b]);
+            harness_fail(_(SHAPE_HINT), _("%s launched %d blocks, so only d_out[0..%d) may be written, but d_out[%zu] "
+                           "was written (it holds %d)."), what, grid, grid, b, h_out[b]);
     int64_t total = 0;
     for (int b = 0; b < grid; b++) {
         if (h_out[b] == HARNESS_POISON_INT)
-            harness_fail(SHAPE_HINT, "%s launched %d blocks, but d_out[%d] still holds the poison value %d: "
-                         "block %d wrote no partial sum.", what, grid, b, HARNESS_POISON_INT, b);
+            harness_fail(_(SHAPE_HINT), _("%s launched %d blocks, but d_out[%d] still holds the poison value %d: "
+                           "block %d wrote no partial sum."), what, grid, b, HARNESS_POISON_INT, b);
         total += h_out[b];
     }
     if (total != expected) {
-        char why[256];
+        char why[600];
         harness_explain_int(expected, (int)total, why, sizeof why);
-        harness_fail(SUM_HINT, "%s: the %d partials in d_out[0..%d) should add up to %d, the sum of the input, "
-                     "but they add up to %lld: %s.", what, grid, grid, expected, (long long)total, why);
+        harness_fail(_(SUM_HINT), _("%s: the %d partials in d_out[0..%d) should add up to %d, the sum of the input, "
+                       "but they add up to %lld: %s."), what, grid, grid, expected, (long long)total, why);
     }
     dev_expect_guards_intact(&out, what);
     dev_expect_unchanged(&in, what);
@@ -129,11 +129,11 @@ START_TEST(test_ex07_grid_independent_of_n)
     int grid_small = expect_v6(small, 256, 100);
     int grid_large = expect_v6(large, 256, 101);
     if (grid_small != grid_large)
-        harness_fail("Where does your launcher get the grid from? The device's multiprocessor count "
-                     "(cudaDeviceGetAttribute with cudaDevAttrMultiProcessorCount) does not change with n; "
-                     "the grid-stride loop lets a fixed grid cover any n.",
-                     "reduce_v6(n = %zu, block = 256) launched %d blocks, but reduce_v6(n = %zu, block = 256) "
-                     "launched %d: the grid grew with n.", small, grid_small, large, grid_large);
+        harness_fail(_("Where does your launcher get the grid from? The device's multiprocessor count "
+                       "(cudaDeviceGetAttribute with cudaDevAttrMultiProcessorCount) does not change with n; "
+                       "the grid-stride loop lets a fixed grid cover any n."),
+                     _("reduce_v6(n = %zu, block = 256) launched %d blocks, but reduce_v6(n = %zu, block = 256) "
+                       "launched %d: the grid grew with n."), small, grid_small, large, grid_large);
 }
 END_TEST
 
@@ -152,15 +152,15 @@ START_TEST(test_ex07_no_shared_tree)
         expect_v6(n, block, 110 + k);
         backend_take_metrics(&m);
         if (m.blocks == 0)
-            harness_fail(NULL, "reduce_v6(n = %zu, block = %d) ran no block on the emulator.", n, block);
+            harness_fail(NULL, _("reduce_v6(n = %zu, block = %d) ran no block on the emulator."), n, block);
         double per_block = (double)m.shared_store_instructions / (double)m.blocks;
         int most = warps + 2;
         if (per_block > most + 1e-9)
-            harness_fail("Within a warp, __shfl_down_sync passes values from register to register. Which "
-                         "values still need to go through shared memory, and how many are there per block?",
-                         "reduce_v6(n = %zu, block = %d): each block executed %.1f shared-memory stores; a "
-                         "shuffle reduction needs one per warp (%d here), a shared-memory tree many more. "
-                         "At most %d are allowed.", n, block, per_block, warps, most);
+            harness_fail(_("Within a warp, __shfl_down_sync passes values from register to register. Which "
+                           "values still need to go through shared memory, and how many are there per block?"),
+                         _("reduce_v6(n = %zu, block = %d): each block executed %.1f shared-memory stores; a "
+                           "shuffle reduction needs one per warp (%d here), a shared-memory tree many more. "
+                           "At most %d are allowed."), n, block, per_block, warps, most);
     }
 }
 END_TEST
@@ -168,17 +168,17 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: the blocks' partials add up to the sum", test_ex07_partials_add_up, NEEDS_DEVICE},
-        {"core: one block of 256 elements", test_ex07_one_block, NEEDS_DEVICE},
-        {"sizes: fewer elements than one warp (1 to 31), every block size", test_ex07_less_than_a_warp, NEEDS_DEVICE},
-        {"sizes: n not a multiple of the block (33 to 100003)", test_ex07_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {"edges: blocks of every power of two from 32 to 1024", test_ex07_every_block_size, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex07_every_size, NEEDS_DEVICE},
-        {"concept: the grid does not grow with n", test_ex07_grid_independent_of_n, NEEDS_DEVICE},
-        {"concept: no shared-memory tree", test_ex07_no_shared_tree, NEEDS_EMULATOR},
+        {N_("core: the blocks' partials add up to the sum"), test_ex07_partials_add_up, NEEDS_DEVICE},
+        {N_("core: one block of 256 elements"), test_ex07_one_block, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one warp (1 to 31), every block size"), test_ex07_less_than_a_warp, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of the block (33 to 100003)"), test_ex07_not_a_multiple_of_the_block, NEEDS_DEVICE},
+        {N_("edges: blocks of every power of two from 32 to 1024"), test_ex07_every_block_size, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex07_every_size, NEEDS_DEVICE},
+        {N_("concept: the grid does not grow with n"), test_ex07_grid_independent_of_n, NEEDS_DEVICE},
+        {N_("concept: no shared-memory tree"), test_ex07_no_shared_tree, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"07", "v6, warp shuffles and a grid-stride loop",
+    const harness_exercise ex = {"07", N_("v6, warp shuffles and a grid-stride loop"),
                                  "exercises/07-shuffle/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

@@ -5,18 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char LEVELS_HINT[] = "Each block of level 1 writes one partial: how many partials are there, and "
-                                 "does level 2 read exactly that many, no more and no fewer?";
-static const char ZERO_HINT[] = "With atomics, d_out[0] holds garbage before your launcher runs: what must it "
-                               "hold before the first atomicAdd?";
-static const char EMPTY_HINT[] = "With n = 0, how many blocks does your grid formula give, and can a kernel be "
-                                "launched with that many? Who writes d_out[0] then?";
+static const char LEVELS_HINT[] = N_("Each block of level 1 writes one partial: how many partials are there, and "
+                                    "does level 2 read exactly that many, no more and no fewer?");
+static const char ZERO_HINT[] = N_("With atomics, d_out[0] holds garbage before your launcher runs: what must it "
+                                  "hold before the first atomicAdd?");
+static const char EMPTY_HINT[] = N_("With n = 0, how many blocks does your grid formula give, and can a kernel be "
+                                   "launched with that many? Who writes d_out[0] then?");
 
 /* A test that cannot run here passes with a sentence saying so (the runner has no "skipped" verdict for a
  * test that started). */
 static void not_run_here(const char *test, const char *why)
 {
-    printf("  - %s: not run here, %s\n", test, why);
+    printf(_("  - %s: not run here, %s\n"), test, why);
     fflush(stdout);
 }
 
@@ -94,14 +94,14 @@ END_TEST
  * test with a sentence saying that it did not run, instead of failing it. */
 START_TEST(test_ex08_no_overflow_near_2_31)
 {
-    const char *name = "edges: indices do not overflow for n near 2^31";
+    const char *name = _("edges: indices do not overflow for n near 2^31");
     const size_t n = 2147483647u, chunk = (size_t)1 << 24;
     int *h_chunk = malloc(chunk * sizeof *h_chunk);
-    ck_assert_msg(h_chunk != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_chunk != NULL, _("The checker ran out of host memory."));
     harness_random_ints(h_chunk, chunk, 0, 1, 7);
     long long expected = (long long)(n / chunk) * harness_sum_ints(h_chunk, 0, chunk) +
                          harness_sum_ints(h_chunk, 0, n % chunk);
-    char why[160];
+    char why[600];
     int *d_in = dev_input_repeated(h_chunk, chunk * sizeof(int), n * sizeof(int), why, sizeof why);
     free(h_chunk);
     if (!d_in) {
@@ -117,11 +117,11 @@ START_TEST(test_ex08_no_overflow_near_2_31)
     int got;
     dev_fetch(&out, &got);
     if (got != (int)expected) {
-        char why[256];
+        char why[600];
         harness_explain_int((int)expected, got, why, sizeof why);
-        harness_fail("For n = 2147483647, what is n + BLOCK - 1 in an int? And what is i + stride in a "
-                     "grid-stride loop when i is an int close to n?",
-                     "%s on 0s and 1s should leave %lld in d_out[0], but it left %d: %s.", what, expected, got,
+        harness_fail(_("For n = 2147483647, what is n + BLOCK - 1 in an int? And what is i + stride in a "
+                       "grid-stride loop when i is an int close to n?"),
+                     _("%s on 0s and 1s should leave %lld in d_out[0], but it left %d: %s."), what, expected, got,
                      why);
     }
     dev_expect_guards_intact(&out, what);
@@ -133,17 +133,17 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: one element is its own total", test_ex08_one_element, NEEDS_DEVICE},
-        {"core: 1000 elements in several blocks give one total", test_ex08_several_blocks, NEEDS_DEVICE},
-        {"edges: n = 0 leaves 0 in d_out[0]", test_ex08_empty_input, NEEDS_DEVICE},
-        {"sizes: fewer elements than one block (2 to 255)", test_ex08_small_sizes, NEEDS_DEVICE},
-        {"sizes: more elements than the first level has threads", test_ex08_more_elements_than_threads, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex08_every_size, NEEDS_DEVICE},
-        {"edges: a second call into the same d_out gives the same total", test_ex08_second_call, NEEDS_DEVICE},
-        {"edges: indices do not overflow for n near 2^31", test_ex08_no_overflow_near_2_31, NEEDS_DEVICE},
+        {N_("core: one element is its own total"), test_ex08_one_element, NEEDS_DEVICE},
+        {N_("core: 1000 elements in several blocks give one total"), test_ex08_several_blocks, NEEDS_DEVICE},
+        {N_("edges: n = 0 leaves 0 in d_out[0]"), test_ex08_empty_input, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block (2 to 255)"), test_ex08_small_sizes, NEEDS_DEVICE},
+        {N_("sizes: more elements than the first level has threads"), test_ex08_more_elements_than_threads, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex08_every_size, NEEDS_DEVICE},
+        {N_("edges: a second call into the same d_out gives the same total"), test_ex08_second_call, NEEDS_DEVICE},
+        {N_("edges: indices do not overflow for n near 2^31"), test_ex08_no_overflow_near_2_31, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"08", "a multi-level reduction: one total for any n",
+    const harness_exercise ex = {"08", N_("a multi-level reduction: one total for any n"),
                                  "exercises/08-multi-level/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

@@ -16,10 +16,10 @@ static const char *const IDENTITY_HINT[] = {
     "it? Is 0 such a value when every element is positive?",
     "What does a dot product of no elements add up to, and where does each thread's sum start?",
 };
-static const char *NAN_HINT = "What do fmaxf(x, NaN) and fmaxf(NaN, x) return? A comparison such as "
-                              "a > b ? a : b does not treat a NaN the same way in both orders.";
-static const char *DOT_HINT = "Does element i multiply d_a[i] by d_b[i], with the same i for both? Does every "
-                              "thread's sum start at 0, and does every partial reach the total?";
+static const char *NAN_HINT = N_("What do fmaxf(x, NaN) and fmaxf(NaN, x) return? A comparison such as "
+                                 "a > b ? a : b does not treat a NaN the same way in both orders.");
+static const char *DOT_HINT = N_("Does element i multiply d_a[i] by d_b[i], with the same i for both? Does every "
+                                 "thread's sum start at 0, and does every partial reach the total?");
 
 /* The guard around the inputs: one that changes the result visibly when an element outside [0, n) is
  * read. A min needs a negative one. */
@@ -28,7 +28,7 @@ static float guard_for(enum op op) { return op == OP_MIN ? -HARNESS_GUARD_FLOAT 
 static float *alloc_floats(size_t n)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);
-    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(p != NULL, _("The checker ran out of host memory."));
     return p;
 }
 
@@ -63,14 +63,14 @@ static void expect_extreme(enum op op, const float *h, size_t n, const char *inp
 {
     float expected = op == OP_MAX ? -INFINITY : INFINITY;
     for (size_t i = 0; i < n; i++) expected = op == OP_MAX ? fmaxf(expected, h[i]) : fminf(expected, h[i]);
-    char what[96];
+    char what[256];
     float got = run_op(op, h, NULL, n, what, sizeof what);
     if (!harness_same_float(expected, got)) {
-        char want[48], have[48], why[320];
+        char want[48], have[48], why[600];
         harness_describe_float(expected, want, sizeof want);
         harness_describe_float(got, have, sizeof have);
         harness_explain_float(expected, got, guard_for(op), why, sizeof why);
-        harness_fail(hint, "%s of %s should give %s, but it gave %s: %s.", what, input, want, have, why);
+        harness_fail(_(hint), _("%s of %s should give %s, but it gave %s: %s."), what, input, want, have, why);
     }
 }
 
@@ -85,15 +85,15 @@ static void expect_dot(size_t n, uint64_t salt)
     harness_random_floats(b, n, -1.0f, 1.0f, salt + 1000);
     double abs_sum, expected = harness_dot_floats(a, b, n, &abs_sum);
     double tol = dot_tolerance(n, abs_sum);
-    char what[96];
+    char what[256];
     float got = run_op(OP_DOT, a, b, n, what, sizeof what);
     if (!(fabs((double)got - expected) <= tol)) {
-        char have[48], why[320];
+        char have[48], why[600];
         harness_describe_float(got, have, sizeof have);
         harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
-        harness_fail(got == 0.0f && n > 0 ? IDENTITY_HINT[OP_DOT] : DOT_HINT,
-                     "%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
-                     "but it gave %s: %s.", what, expected, tol, have, why);
+        harness_fail(_(got == 0.0f && n > 0 ? IDENTITY_HINT[OP_DOT] : DOT_HINT),
+                     _("%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
+                       "but it gave %s: %s."), what, expected, tol, have, why);
     }
     free(a);
     free(b);
@@ -103,8 +103,8 @@ static void expect_random_extreme(enum op op, size_t n, float lo, float hi, uint
 {
     float *h = alloc_floats(n);
     harness_random_floats(h, n, lo, hi, salt);
-    char input[96];
-    snprintf(input, sizeof input, "random values in [%g, %g)", (double)lo, (double)hi);
+    char input[400];
+    snprintf(input, sizeof input, _("random values in [%g, %g)"), (double)lo, (double)hi);
     expect_extreme(op, h, n, input, hint);
     free(h);
 }
@@ -132,18 +132,18 @@ START_TEST(test_ex09_empty_input)
     static const char *const want[] = {"-inf", "+inf", "0"};
     for (int op = OP_MAX; op <= OP_DOT; op++) {
         float dummy = 0, expected = op == OP_MAX ? -INFINITY : op == OP_MIN ? INFINITY : 0.0f;
-        char what[96];
+        char what[256];
         float got = run_op((enum op)op, &dummy, &dummy, 0, what, sizeof what);
         if (!harness_same_float(expected, got)) {
-            char have[48], why[320];
+            char have[48], why[600];
             harness_describe_float(got, have, sizeof have);
             harness_explain_float(expected, got, 0, why, sizeof why);
             /* A finite extreme where the infinity belongs is the wrong identity, not a missing launch. */
             int wrong_identity = op != OP_DOT && fabsf(got) == FLT_MAX;
-            harness_fail(wrong_identity ? IDENTITY_HINT[op]
-                                        : "With n = 0, is a block still launched to write the identity? A "
-                                          "cudaMemset writes a repeated byte: can it write -inf?",
-                         "%s should give its identity, %s, but it gave %s: %s.", what, want[op], have, why);
+            harness_fail(wrong_identity ? _(IDENTITY_HINT[op])
+                                        : _("With n = 0, is a block still launched to write the identity? A "
+                                            "cudaMemset writes a repeated byte: can it write -inf?"),
+                         _("%s should give its identity, %s, but it gave %s: %s."), what, want[op], have, why);
         }
     }
 }
@@ -172,25 +172,25 @@ START_TEST(test_ex09_infinities)
     harness_random_floats(h, n, -1000, 1000, 30);
     for (size_t i = 0; i < n; i++) ones[i] = 1.0f;
     h[617] = INFINITY;
-    expect_extreme(OP_MAX, h, n, "values in [-1000, 1000) and one +inf", IDENTITY_HINT[OP_MAX]);
+    expect_extreme(OP_MAX, h, n, _("values in [-1000, 1000) and one +inf"), IDENTITY_HINT[OP_MAX]);
     h[617] = -INFINITY;
-    expect_extreme(OP_MIN, h, n, "values in [-1000, 1000) and one -inf", IDENTITY_HINT[OP_MIN]);
+    expect_extreme(OP_MIN, h, n, _("values in [-1000, 1000) and one -inf"), IDENTITY_HINT[OP_MIN]);
     for (size_t i = 0; i < n; i++) h[i] = -INFINITY;
-    expect_extreme(OP_MAX, h, n, "-inf only", IDENTITY_HINT[OP_MAX]);
+    expect_extreme(OP_MAX, h, n, _("-inf only"), IDENTITY_HINT[OP_MAX]);
 
     harness_random_floats(h, n, -1, 1, 31);
     h[200] = INFINITY;   /* times ones[200] = 1: the dot product is +inf */
-    char what[96], have[48];
+    char what[256], have[48];
     float got = run_op(OP_DOT, h, ones, n, what, sizeof what);
     harness_describe_float(got, have, sizeof have);
     if (!(isinf(got) && got > 0))
-        harness_fail(DOT_HINT, "%s of values in [-1, 1) and one +inf, times 1s, should give +inf, but it gave "
-                     "%s.", what, have);
+        harness_fail(_(DOT_HINT), _("%s of values in [-1, 1) and one +inf, times 1s, should give +inf, but it gave "
+                       "%s."), what, have);
     ones[200] = 0.0f;    /* inf * 0 is NaN, and NaN spreads through every addition */
     got = run_op(OP_DOT, h, ones, n, what, sizeof what);
     harness_describe_float(got, have, sizeof have);
     if (!isnan(got))
-        harness_fail(DOT_HINT, "%s where one product is +inf * 0 should give NaN, but it gave %s.", what, have);
+        harness_fail(_(DOT_HINT), _("%s where one product is +inf * 0 should give NaN, but it gave %s."), what, have);
     free(h);
     free(ones);
 }
@@ -203,21 +203,21 @@ START_TEST(test_ex09_nan)
     for (size_t i = 0; i < n; i++) ones[i] = 1.0f;
     harness_random_floats(h, n, -1000, -1, 40);
     for (size_t i = 0; i < n; i += 7) h[i] = NAN;
-    expect_extreme(OP_MAX, h, n, "values in [-1000, -1) with a NaN every 7 elements", NAN_HINT);
+    expect_extreme(OP_MAX, h, n, _("values in [-1000, -1) with a NaN every 7 elements"), NAN_HINT);
     for (size_t i = 0; i < n; i++) h[i] = -h[i];
-    expect_extreme(OP_MIN, h, n, "values in (1, 1000] with a NaN every 7 elements", NAN_HINT);
+    expect_extreme(OP_MIN, h, n, _("values in (1, 1000] with a NaN every 7 elements"), NAN_HINT);
     for (size_t i = 0; i < n; i++) h[i] = NAN;
-    expect_extreme(OP_MAX, h, n, "NaNs only (NaN is ignored, so the identity remains)", NAN_HINT);
-    expect_extreme(OP_MIN, h, n, "NaNs only (NaN is ignored, so the identity remains)", NAN_HINT);
+    expect_extreme(OP_MAX, h, n, _("NaNs only (NaN is ignored, so the identity remains)"), NAN_HINT);
+    expect_extreme(OP_MIN, h, n, _("NaNs only (NaN is ignored, so the identity remains)"), NAN_HINT);
 
     harness_random_floats(h, n, -1, 1, 41);
     h[999] = NAN;
-    char what[96], have[48];
+    char what[256], have[48];
     float got = run_op(OP_DOT, h, ones, n, what, sizeof what);
     harness_describe_float(got, have, sizeof have);
     if (!isnan(got))
-        harness_fail("A NaN plus anything is NaN: is every element, the last one included, in the sum?",
-                     "%s of values in [-1, 1) with a NaN as the last element should give NaN, but it gave %s.",
+        harness_fail(_("A NaN plus anything is NaN: is every element, the last one included, in the sum?"),
+                     _("%s of values in [-1, 1) with a NaN as the last element should give NaN, but it gave %s."),
                      what, have);
     free(h);
     free(ones);
@@ -239,18 +239,18 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: max of 1000 random values", test_ex09_max, NEEDS_DEVICE},
-        {"core: min of 1000 random values", test_ex09_min, NEEDS_DEVICE},
-        {"core: dot product of 1000 random pairs, within the rounding bound", test_ex09_dot, NEEDS_DEVICE},
-        {"edges: n = 0 gives the identity: -inf, +inf and 0", test_ex09_empty_input, NEEDS_DEVICE},
-        {"edges: max of all-negative values is negative (the identity is not 0)", test_ex09_all_negative_max, NEEDS_DEVICE},
-        {"edges: min of all-positive values is positive (the identity is not 0)", test_ex09_all_positive_min, NEEDS_DEVICE},
-        {"edges: +inf wins a max, -inf wins a min, inf * 0 makes a dot NaN", test_ex09_infinities, NEEDS_DEVICE},
-        {"edges: max and min ignore NaN, a dot product with a NaN is NaN", test_ex09_nan, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one, for max, min and dot", test_ex09_every_size, NEEDS_DEVICE},
+        {N_("core: max of 1000 random values"), test_ex09_max, NEEDS_DEVICE},
+        {N_("core: min of 1000 random values"), test_ex09_min, NEEDS_DEVICE},
+        {N_("core: dot product of 1000 random pairs, within the rounding bound"), test_ex09_dot, NEEDS_DEVICE},
+        {N_("edges: n = 0 gives the identity: -inf, +inf and 0"), test_ex09_empty_input, NEEDS_DEVICE},
+        {N_("edges: max of all-negative values is negative (the identity is not 0)"), test_ex09_all_negative_max, NEEDS_DEVICE},
+        {N_("edges: min of all-positive values is positive (the identity is not 0)"), test_ex09_all_positive_min, NEEDS_DEVICE},
+        {N_("edges: +inf wins a max, -inf wins a min, inf * 0 makes a dot NaN"), test_ex09_infinities, NEEDS_DEVICE},
+        {N_("edges: max and min ignore NaN, a dot product with a NaN is NaN"), test_ex09_nan, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one, for max, min and dot"), test_ex09_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"09", "beyond sum: max, min and dot product, each with its identity",
+    const harness_exercise ex = {"09", N_("beyond sum: max, min and dot product, each with its identity"),
                                  "exercises/09-beyond-sum/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

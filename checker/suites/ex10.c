@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *ORDER_HINT = "A float keeps 24 bits: what is left of 0.3 when it is added to 2^30? Does each "
-                                "thread keep the rounding error of every addition in c, whichever of sum and x "
-                                "is the larger (Kahan's original forgets the case where x is), and does c reach "
-                                "the block's double total?";
-static const char *INDEX_HINT = "Is every element added exactly once (the grid-stride loop), and does every "
-                                "block's partial reach the total?";
+static const char *ORDER_HINT = N_("A float keeps 24 bits: what is left of 0.3 when it is added to 2^30? Does each "
+                                   "thread keep the rounding error of every addition in c, whichever of sum and x "
+                                   "is the larger (Kahan's original forgets the case where x is), and does c reach "
+                                   "the block's double total?");
+static const char *INDEX_HINT = N_("Is every element added exactly once (the grid-stride loop), and does every "
+                                   "block's partial reach the total?");
 
 /* The bound every result must meet, with u = 2^-24 and S the exact sum:
  *
@@ -32,7 +32,7 @@ static double tolerance(double exact, double abs_sum)
 static float *alloc_floats(size_t n)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);
-    ck_assert_msg(p != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(p != NULL, _("The checker ran out of host memory."));
     return p;
 }
 
@@ -41,7 +41,7 @@ static void expect_accurate(const float *h, size_t n, const char *input, const c
 {
     double abs_sum, exact = harness_sum_floats(h, n, &abs_sum);
     double tol = tolerance(exact, abs_sum);
-    char what[96];
+    char what[256];
     snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
     dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT), out = dev_output_floats(1);
     sum_compensated(dev_ptr(&in), dev_ptr(&out), (int)n);
@@ -50,11 +50,11 @@ static void expect_accurate(const float *h, size_t n, const char *input, const c
     dev_fetch(&out, &got);
     double err = fabs((double)got - exact);
     if (!(err <= tol)) {
-        char have[48], why[320];
+        char have[48], why[600];
         harness_describe_float(got, have, sizeof have);
         harness_explain_float(exact, got, HARNESS_GUARD_FLOAT, why, sizeof why);
-        harness_fail(hint, "%s of %s should give %.9g within %.3g (2u|S| + 64u^2 sum|x|), but it gave %s: "
-                     "%s, %.3g times the bound.", what, input, exact, tol, have, why, err / tol);
+        harness_fail(_(hint), _("%s of %s should give %.9g within %.3g (2u|S| + 64u^2 sum|x|), but it gave %s: "
+                       "%s, %.3g times the bound."), what, input, exact, tol, have, why, err / tol);
     }
     dev_expect_guards_intact(&out, what);
     dev_expect_unchanged(&in, what);
@@ -65,8 +65,8 @@ static void expect_accurate(const float *h, size_t n, const char *input, const c
 START_TEST(test_ex10_empty_and_single)
 {
     float one = -1234.5f;
-    expect_accurate(&one, 0, "no element", INDEX_HINT);
-    expect_accurate(&one, 1, "the single element -1234.5", INDEX_HINT);
+    expect_accurate(&one, 0, _("no element"), INDEX_HINT);
+    expect_accurate(&one, 1, _("the single element -1234.5"), INDEX_HINT);
 }
 END_TEST
 
@@ -78,7 +78,7 @@ START_TEST(test_ex10_large_positive_sum)
     size_t n = harness_large_n();
     float *h = alloc_floats(n);
     harness_random_floats(h, n, 0.0f, 1.0f, 1);
-    expect_accurate(h, n, "random values in [0, 1)", ORDER_HINT);
+    expect_accurate(h, n, _("random values in [0, 1)"), ORDER_HINT);
     free(h);
 }
 END_TEST
@@ -104,7 +104,7 @@ START_TEST(test_ex10_cancelling_giants)
         h[k * slot + (size_t)offset[k]] = m;
         h[(k + PAIRS) * slot + (size_t)offset[k + PAIRS]] = -m;
     }
-    expect_accurate(h, n, "values in [0, 1) with 100 pairs of +M and -M (M ~ 2^30) that cancel", ORDER_HINT);
+    expect_accurate(h, n, _("values in [0, 1) with 100 pairs of +M and -M (M ~ 2^30) that cancel"), ORDER_HINT);
     free(h);
 }
 END_TEST
@@ -116,7 +116,7 @@ START_TEST(test_ex10_every_size)
     for (int k = 0; k < count; k++) {
         float *h = alloc_floats(sizes[k]);
         harness_random_floats(h, sizes[k], -1.0f, 1.0f, 10 + (uint64_t)k);
-        expect_accurate(h, sizes[k], "random values in [-1, 1)", INDEX_HINT);
+        expect_accurate(h, sizes[k], _("random values in [-1, 1)"), INDEX_HINT);
         free(h);
     }
 }
@@ -125,13 +125,13 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: n = 0 gives 0, and one element gives itself", test_ex10_empty_and_single, NEEDS_DEVICE},
-        {"core: a large sum of values in [0, 1) stays within the bound", test_ex10_large_positive_sum, NEEDS_DEVICE},
-        {"concept: huge values that cancel do not swallow the small ones", test_ex10_cancelling_giants, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one, values in [-1, 1)", test_ex10_every_size, NEEDS_DEVICE},
+        {N_("core: n = 0 gives 0, and one element gives itself"), test_ex10_empty_and_single, NEEDS_DEVICE},
+        {N_("core: a large sum of values in [0, 1) stays within the bound"), test_ex10_large_positive_sum, NEEDS_DEVICE},
+        {N_("concept: huge values that cancel do not swallow the small ones"), test_ex10_cancelling_giants, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one, values in [-1, 1)"), test_ex10_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"10", "float accuracy: a compensated sum", "exercises/10-float-accuracy/lesson.md",
+    const harness_exercise ex = {"10", N_("float accuracy: a compensated sum"), "exercises/10-float-accuracy/lesson.md",
                                  tests};
     return harness_run(&ex, argc, argv);
 }

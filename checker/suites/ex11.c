@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char ZERO_HINT[] = "d_out holds garbage before your launcher runs: what must it hold before the "
-                               "first block's atomicAdd, and which call sets it without a second kernel?";
-static const char EDGE_HINT[] = "Which elements do the int4 loads miss: the ints before the first 16-byte "
-                               "boundary (the head), and those after the last whole int4 (the tail)? Who adds them?";
-static const char ALIGN_HINT[] = "An int4 load needs an address that is a multiple of 16. When d_in is not, how "
-                                "many ints must be read one by one before the int4s start?";
+static const char ZERO_HINT[] = N_("d_out holds garbage before your launcher runs: what must it hold before the "
+                                  "first block's atomicAdd, and which call sets it without a second kernel?");
+static const char EDGE_HINT[] = N_("Which elements do the int4 loads miss: the ints before the first 16-byte "
+                                  "boundary (the head), and those after the last whole int4 (the tail)? Who adds them?");
+static const char ALIGN_HINT[] = N_("An int4 load needs an address that is a multiple of 16. When d_in is not, how "
+                                   "many ints must be read one by one before the int4s start?");
 
 static const total_spec FASTEST = {
     .launch = reduce_fastest,
@@ -41,8 +41,8 @@ END_TEST
 
 START_TEST(test_ex11_empty_input)
 {
-    expect_sum(0, 0, 2, "With n = 0, is d_out[0] still set to 0, and does the launch still have at least "
-                        "one block?");
+    expect_sum(0, 0, 2, _("With n = 0, is d_out[0] still set to 0, and does the launch still have at least "
+                          "one block?"));
 }
 END_TEST
 
@@ -86,13 +86,13 @@ START_TEST(test_ex11_read_once_in_16_byte_loads)
 {
     const size_t n = harness_large_n() + 3;
     int *h_in = malloc(n * sizeof *h_in);
-    ck_assert_msg(h_in != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
     harness_random_ints(h_in, n, -100, 100, 7);
     int expected = (int)harness_sum_ints(h_in, 0, n);
     dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(1);
     emu_metrics m;
     backend_take_metrics(&m);   /* forget what came before */
-    char what[96];
+    char what[256];
     snprintf(what, sizeof what, "reduce_fastest(n = %zu)", n);
     reduce_fastest(dev_ptr(&in), dev_ptr(&out), (int)n);
     harness_after_launch(what);
@@ -100,9 +100,9 @@ START_TEST(test_ex11_read_once_in_16_byte_loads)
     int got;
     dev_fetch(&out, &got);
     if (got != expected) {
-        char why[256];
+        char why[600];
         harness_explain_int(expected, got, why, sizeof why);
-        harness_fail(EDGE_HINT, "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+        harness_fail(_(EDGE_HINT), _("%s should leave %d in d_out[0], but it left %d: %s."), what, expected, got, why);
     }
 
     uint64_t bytes = (uint64_t)n * sizeof(int);
@@ -111,17 +111,17 @@ START_TEST(test_ex11_read_once_in_16_byte_loads)
      * allowed; 8-byte loads (one request per 256 bytes) do not fit under it. */
     uint64_t request_limit = bytes / 512 * 5 / 4 + 64;
     if (m.global_load_sectors > sector_limit)
-        harness_fail("Does any thread read an element that another thread reads too, or does the grid-stride "
-                     "loop start or step wrong?",
-                     "%s read %" PRIu64 " sectors of 32 bytes (%" PRIu64 " bytes), but the input is %" PRIu64
-                     " bytes: at most %" PRIu64 " sectors were expected, each byte read once.",
+        harness_fail(_("Does any thread read an element that another thread reads too, or does the grid-stride "
+                       "loop start or step wrong?"),
+                     _("%s read %" PRIu64 " sectors of 32 bytes (%" PRIu64 " bytes), but the input is %" PRIu64
+                       " bytes: at most %" PRIu64 " sectors were expected, each byte read once."),
                      what, m.global_load_sectors, m.global_load_sectors * 32, bytes, sector_limit);
     if (m.global_load_requests > request_limit)
-        harness_fail("Is the loop body one 16-byte (int4) load per thread, with the 32 lanes of a warp loading "
-                     "32 consecutive int4s?",
-                     "%s made %" PRIu64 " global load requests; 16-byte loads of %" PRIu64 " bytes need about "
-                     "%" PRIu64 " (one per warp per 512 bytes), and at most %" PRIu64 " are allowed. 8-byte "
-                     "loads would need %" PRIu64 ", 4-byte loads %" PRIu64 ".", what, m.global_load_requests,
+        harness_fail(_("Is the loop body one 16-byte (int4) load per thread, with the 32 lanes of a warp loading "
+                       "32 consecutive int4s?"),
+                     _("%s made %" PRIu64 " global load requests; 16-byte loads of %" PRIu64 " bytes need about "
+                       "%" PRIu64 " (one per warp per 512 bytes), and at most %" PRIu64 " are allowed. 8-byte "
+                       "loads would need %" PRIu64 ", 4-byte loads %" PRIu64 "."), what, m.global_load_requests,
                      bytes, bytes / 512, request_limit, bytes / 256, bytes / 128);
     dev_free(&in);
     dev_free(&out);
@@ -132,16 +132,16 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: 1000 elements in a single pass", test_ex11_small, NEEDS_DEVICE},
-        {"edges: n = 0 leaves 0 in d_out[0]", test_ex11_empty_input, NEEDS_DEVICE},
-        {"sizes: every n from 1 to 64 (the head and the tail)", test_ex11_head_and_tail, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one", test_ex11_every_size, NEEDS_DEVICE},
-        {"edges: any alignment of the input", test_ex11_any_alignment, NEEDS_DEVICE},
-        {"edges: a second call into the same d_out gives the same total", test_ex11_second_call, NEEDS_DEVICE},
-        {"concept: each input byte is read once, in 16-byte loads", test_ex11_read_once_in_16_byte_loads, NEEDS_EMULATOR},
+        {N_("core: 1000 elements in a single pass"), test_ex11_small, NEEDS_DEVICE},
+        {N_("edges: n = 0 leaves 0 in d_out[0]"), test_ex11_empty_input, NEEDS_DEVICE},
+        {N_("sizes: every n from 1 to 64 (the head and the tail)"), test_ex11_head_and_tail, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one"), test_ex11_every_size, NEEDS_DEVICE},
+        {N_("edges: any alignment of the input"), test_ex11_any_alignment, NEEDS_DEVICE},
+        {N_("edges: a second call into the same d_out gives the same total"), test_ex11_second_call, NEEDS_DEVICE},
+        {N_("concept: each input byte is read once, in 16-byte loads"), test_ex11_read_once_in_16_byte_loads, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"11", "the fastest reduction: 16-byte loads, single pass",
+    const harness_exercise ex = {"11", N_("the fastest reduction: 16-byte loads, single pass"),
                                  "exercises/11-fastest/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

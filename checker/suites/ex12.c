@@ -10,25 +10,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char SUM_HINT[] = "Does thrust::reduce get thrust::device, then d_in and d_in + n, then 0 as the "
-                               "initial value?";
-static const char MAX_HINT[] = "Which value can never win a max, so that n = 0 returns it and it never beats an "
-                               "element? Is 0 such a value when every element is negative? Is -FLT_MAX, when an "
-                               "element is -inf?";
-static const char NORM_HINT[] = "Is every element squared on its way into a sum that starts at 0, and is the square "
-                                "root of that sum returned?";
-static const char RANGE_HINT[] = "Does merge_ranges keep the smaller of the two mins and the larger of the two "
-                                 "maxes, and does n = 0 give {+inf, -inf}, the range that changes nothing?";
-static const char NAN_HINT[] = "Is merge_ranges commutative when one side is NaN? a.min < b.min ? a.min : b.min "
-                               "picks b.min whenever the comparison is false, so a NaN in b wins and a NaN in a "
-                               "loses. fminf and fmaxf ignore a NaN in either order.";
-static const char CUB_HINT[] = "With NULL as its storage, cub::DeviceReduce::Sum only writes into bytes how many "
-                               "it needs. Is there a second call, with that much storage, d_in, d_out and n?";
-static const char CUB_SUM_HINT[] = "Does the second call of cub::DeviceReduce::Sum get the storage, its size, d_in, "
-                                   "d_out and n, in that order?";
-static const char ERROR_HINT[] = "CUB returns cudaErrorInvalidValue when the storage it is given is smaller than "
-                                 "the size it asked for. Does the first call (NULL storage) ask for this n, and is "
-                                 "the storage you hold at least that large?";
+static const char SUM_HINT[] = N_("Does thrust::reduce get thrust::device, then d_in and d_in + n, then 0 as the "
+                                  "initial value?");
+static const char MAX_HINT[] = N_("Which value can never win a max, so that n = 0 returns it and it never beats an "
+                                  "element? Is 0 such a value when every element is negative? Is -FLT_MAX, when an "
+                                  "element is -inf?");
+static const char NORM_HINT[] = N_("Is every element squared on its way into a sum that starts at 0, and is the square "
+                                   "root of that sum returned?");
+static const char RANGE_HINT[] = N_("Does merge_ranges keep the smaller of the two mins and the larger of the two "
+                                    "maxes, and does n = 0 give {+inf, -inf}, the range that changes nothing?");
+static const char NAN_HINT[] = N_("Is merge_ranges commutative when one side is NaN? a.min < b.min ? a.min : b.min "
+                                  "picks b.min whenever the comparison is false, so a NaN in b wins and a NaN in a "
+                                  "loses. fminf and fmaxf ignore a NaN in either order.");
+static const char CUB_HINT[] = N_("With NULL as its storage, cub::DeviceReduce::Sum only writes into bytes how many "
+                                  "it needs. Is there a second call, with that much storage, d_in, d_out and n?");
+static const char CUB_SUM_HINT[] = N_("Does the second call of cub::DeviceReduce::Sum get the storage, its size, d_in, "
+                                      "d_out and n, in that order?");
+static const char ERROR_HINT[] = N_("CUB returns cudaErrorInvalidValue when the storage it is given is smaller than "
+                                    "the size it asked for. Does the first call (NULL storage) ask for this n, and is "
+                                    "the storage you hold at least that large?");
 
 /* ---- Measuring what a call asked of the runtime (the emulator counts it; a GPU does not) ---------------- */
 
@@ -57,7 +57,7 @@ static usage usage_end(void)
 static int *random_ints(size_t n, uint64_t salt)
 {
     int *h = malloc((n ? n : 1) * sizeof *h);
-    ck_assert_msg(h != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h != NULL, _("The checker ran out of host memory."));
     int range = harness_safe_int_range(n);
     harness_random_ints(h, n, -range, range, salt);
     return h;
@@ -66,7 +66,7 @@ static int *random_ints(size_t n, uint64_t salt)
 static float *random_floats(size_t n, float lo, float hi, uint64_t salt)
 {
     float *h = malloc((n ? n : 1) * sizeof *h);
-    ck_assert_msg(h != NULL, "The checker ran out of host memory.");
+    ck_assert_msg(h != NULL, _("The checker ran out of host memory."));
     harness_random_floats(h, n, lo, hi, salt);
     return h;
 }
@@ -76,7 +76,7 @@ static float *random_floats(size_t n, float lo, float hi, uint64_t salt)
 static int run_sum_thrust(const int *h, size_t n, usage *u)
 {
     dev_buffer in = dev_input_ints(h, n);
-    char what[64];
+    char what[256];
     snprintf(what, sizeof what, "sum_thrust(n = %zu)", n);
     usage_begin();
     int got = sum_thrust(dev_ptr(&in), (int)n);
@@ -94,7 +94,7 @@ static const char *const FN_NAME[] = {"max_thrust", "norm_thrust", "minmax_thrus
 static float_range run_float_fn(enum float_fn fn, const float *h, size_t n, usage *u)
 {
     dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT);
-    char what[64];
+    char what[256];
     snprintf(what, sizeof what, "%s(n = %zu)", FN_NAME[fn], n);
     float_range r = {0, 0};
     usage_begin();
@@ -115,9 +115,9 @@ static void expect_sum_thrust(size_t n, uint64_t salt, usage *u)
     int *h = random_ints(n, salt);
     int expected = (int)harness_sum_ints(h, 0, n), got = run_sum_thrust(h, n, u);
     if (got != expected) {
-        char why[256];
+        char why[600];
         harness_explain_int(expected, got, why, sizeof why);
-        harness_fail(SUM_HINT, "sum_thrust(n = %zu) of random ints should return %d, but it returned %d: %s.", n,
+        harness_fail(_(SUM_HINT), _("sum_thrust(n = %zu) of random ints should return %d, but it returned %d: %s."), n,
                      expected, got, why);
     }
     free(h);
@@ -126,11 +126,11 @@ static void expect_sum_thrust(size_t n, uint64_t salt, usage *u)
 static void expect_same_float(const char *fn, size_t n, const char *input, float expected, float got, const char *hint)
 {
     if (harness_same_float(expected, got)) return;
-    char want[48], have[48], why[320];
+    char want[48], have[48], why[600];
     harness_describe_float(expected, want, sizeof want);
     harness_describe_float(got, have, sizeof have);
     harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
-    harness_fail(hint, "%s(n = %zu) of %s should return %s, but it returned %s: %s.", fn, n, input, want, have, why);
+    harness_fail(_(hint), _("%s(n = %zu) of %s should return %s, but it returned %s: %s."), fn, n, input, want, have, why);
 }
 
 /* The largest element, as fmaxf from -inf finds it (d_in holds no NaN for max_thrust). */
@@ -144,8 +144,8 @@ static void expect_max(const float *h, size_t n, const char *input, usage *u)
 static void expect_random_max(size_t n, float lo, float hi, uint64_t salt, usage *u)
 {
     float *h = random_floats(n, lo, hi, salt);
-    char input[96];
-    snprintf(input, sizeof input, "random values in [%g, %g)", (double)lo, (double)hi);
+    char input[400];
+    snprintf(input, sizeof input, _("random values in [%g, %g)"), (double)lo, (double)hi);
     expect_max(h, n, input, u);
     free(h);
 }
@@ -162,11 +162,11 @@ static void expect_norm(size_t n, uint64_t salt, usage *u)
     double tol = expected > 0 ? harness_tree_sum_tolerance(n, squares) / expected + HARNESS_FLOAT_UNIT * expected : 0;
     float got = run_float_fn(FN_NORM, h, n, u).max;
     if (!(fabs((double)got - expected) <= tol)) {
-        char have[48], why[320];
+        char have[48], why[600];
         harness_describe_float(got, have, sizeof have);
         harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
-        harness_fail(NORM_HINT, "norm_thrust(n = %zu) of random values in [-1, 1) should return %.9g (give or take "
-                     "%.2g of rounding), but it returned %s: %s.", n, expected, tol, have, why);
+        harness_fail(_(NORM_HINT), _("norm_thrust(n = %zu) of random values in [-1, 1) should return %.9g (give or take "
+                       "%.2g of rounding), but it returned %s: %s."), n, expected, tol, have, why);
     }
     free(h);
 }
@@ -199,14 +199,14 @@ static void expect_minmax(const float *h, size_t n, const char *input, const cha
     harness_describe_float(got.min, g0, sizeof g0);
     harness_describe_float(got.max, g1, sizeof g1);
     int guard = fabsf(got.min) == HARNESS_GUARD_FLOAT || fabsf(got.max) == HARNESS_GUARD_FLOAT;
-    harness_fail(hint, "minmax_thrust(n = %zu) of %s should return {%s, %s}, but it returned {%s, %s}%s.", n, input,
-                 w0, w1, g0, g1, guard ? ": the guard value that surrounds the input was read" : "");
+    harness_fail(_(hint), _("minmax_thrust(n = %zu) of %s should return {%s, %s}, but it returned {%s, %s}%s."), n, input,
+                 w0, w1, g0, g1, guard ? _(": the guard value that surrounds the input was read") : "");
 }
 
 static void expect_random_minmax(size_t n, uint64_t salt, usage *u)
 {
     float *h = random_floats(n, -1000, 1000, salt);
-    expect_minmax(h, n, "random values in [-1000, 1000)", RANGE_HINT, u);
+    expect_minmax(h, n, _("random values in [-1000, 1000)"), RANGE_HINT, u);
     free(h);
 }
 
@@ -217,7 +217,7 @@ static void call_sum_cub(const dev_buffer *in, const dev_buffer *out, size_t n, 
 {
     cudaError_t err = sum_cub(dev_ptr(in), dev_ptr(out), (int)n, stream);
     if (err != cudaSuccess)
-        harness_fail(ERROR_HINT, "sum_cub(n = %zu) returned %s (%s) instead of cudaSuccess.", n,
+        harness_fail(_(ERROR_HINT), _("sum_cub(n = %zu) returned %s (%s) instead of cudaSuccess."), n,
                      cudaGetErrorName(err), cudaGetErrorString(err));
 }
 
@@ -227,10 +227,10 @@ static void expect_cub_result(const dev_buffer *out, int expected, const char *w
     int got;
     dev_fetch(out, &got);
     if (got != expected) {
-        char why[256];
+        char why[600];
         harness_explain_int(expected, got, why, sizeof why);
-        harness_fail(got == HARNESS_POISON_INT ? CUB_HINT : CUB_SUM_HINT,
-                     "%s should leave %d in d_out[0], but it left %d: %s.", what, expected, got, why);
+        harness_fail(_(got == HARNESS_POISON_INT ? CUB_HINT : CUB_SUM_HINT),
+                     _("%s should leave %d in d_out[0], but it left %d: %s."), what, expected, got, why);
     }
     dev_expect_guards_intact(out, what);
 }
@@ -245,8 +245,8 @@ static void expect_sum_cub_calls(size_t n, uint64_t salt, int calls)
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreate(&stream));
     for (int call = 1; call <= calls; call++) {
-        char what[96];
-        snprintf(what, sizeof what, "sum_cub(n = %zu)%s", n, call > 1 ? ", called a second time," : "");
+        char what[256];
+        snprintf(what, sizeof what, "sum_cub(n = %zu)%s", n, call > 1 ? _(", called a second time,") : "");
         call_sum_cub(&in, &out, n, stream);
         CUDA_OK(cudaStreamSynchronize(stream));
         harness_after_launch(what);
@@ -295,11 +295,11 @@ START_TEST(test_ex12_empty_input)
 {
     expect_sum_thrust(0, 6, NULL);
     float none = 0;
-    expect_same_float("max_thrust", 0, "nothing", -INFINITY, run_float_fn(FN_MAX, &none, 0, NULL).max,
-                      "With n = 0, thrust::reduce returns its initial value: is it the identity of max?");
+    expect_same_float("max_thrust", 0, _("nothing"), -INFINITY, run_float_fn(FN_MAX, &none, 0, NULL).max,
+                      _("With n = 0, thrust::reduce returns its initial value: is it the identity of max?"));
     expect_norm(0, 7, NULL);
-    expect_minmax(&none, 0, "nothing", "With n = 0, transform_reduce returns its initial value: which range "
-                                       "changes nothing when it is merged with another?", NULL);
+    expect_minmax(&none, 0, _("nothing"), _("With n = 0, transform_reduce returns its initial value: which range "
+                                         "changes nothing when it is merged with another?"), NULL);
     expect_sum_cub_calls(0, 8, 1);
 }
 END_TEST
@@ -322,9 +322,9 @@ START_TEST(test_ex12_max_identity)
     const size_t n = 1000;
     float *h = random_floats(n, -1000, -1, 30);
     for (size_t i = 0; i < n; i++) h[i] = -INFINITY;
-    expect_max(h, n, "-inf only", NULL);
+    expect_max(h, n, _("-inf only"), NULL);
     h[999] = -1;
-    expect_max(h, n, "-inf and, last, -1", NULL);
+    expect_max(h, n, _("-inf and, last, -1"), NULL);
     free(h);
 }
 END_TEST
@@ -334,11 +334,11 @@ START_TEST(test_ex12_minmax_nan)
     const size_t n = 1000;
     float *h = random_floats(n, -1000, 1000, 40);
     for (size_t i = 0; i < n; i += 7) h[i] = NAN;
-    expect_minmax(h, n, "values in [-1000, 1000) with a NaN every 7 elements", NAN_HINT, NULL);
+    expect_minmax(h, n, _("values in [-1000, 1000) with a NaN every 7 elements"), NAN_HINT, NULL);
     h[n - 1] = NAN;
-    expect_minmax(h, n, "those values with a NaN last, too", NAN_HINT, NULL);
+    expect_minmax(h, n, _("those values with a NaN last, too"), NAN_HINT, NULL);
     for (size_t i = 0; i < n; i++) h[i] = NAN;
-    expect_minmax(h, n, "NaNs only (NaN is ignored, so the empty range remains)", NAN_HINT, NULL);
+    expect_minmax(h, n, _("NaNs only (NaN is ignored, so the empty range remains)"), NAN_HINT, NULL);
     free(h);
 }
 END_TEST
@@ -385,15 +385,15 @@ START_TEST(test_ex12_thrust_on_device)
         usage u = thrust_usage(fn, n, 60 + (uint64_t)fn);
         const char *name = fn < 0 ? "sum_thrust" : FN_NAME[fn];
         if (u.act.launches == 0)
-            harness_fail("Raw pointers are host iterators: without thrust::device as its first argument, Thrust "
-                         "runs the algorithm on the CPU, which on a GPU machine cannot read d_in at all.",
-                         "%s(n = %zu) returned the right value but launched no kernel: the CPU computed it, "
-                         "reading device memory.", name, n);
+            harness_fail(_("Raw pointers are host iterators: without thrust::device as its first argument, Thrust "
+                           "runs the algorithm on the CPU, which on a GPU machine cannot read d_in at all."),
+                         _("%s(n = %zu) returned the right value but launched no kernel: the CPU computed it, "
+                           "reading device memory."), name, n);
         if (u.act.allocated_bytes >= input_bytes / 2)
-            harness_fail("thrust::reduce and thrust::transform_reduce read d_in where it is, through the raw "
-                         "pointers: which vector did you fill, and does any call need it?",
-                         "%s(n = %zu) allocated %" PRIu64 " bytes of device memory, as much as a copy of its %"
-                         PRIu64 "-byte input: the library needs a few kilobytes of temporary storage.", name, n,
+            harness_fail(_("thrust::reduce and thrust::transform_reduce read d_in where it is, through the raw "
+                           "pointers: which vector did you fill, and does any call need it?"),
+                         _("%s(n = %zu) allocated %" PRIu64 " bytes of device memory, as much as a copy of its %"
+                         PRIu64 "-byte input: the library needs a few kilobytes of temporary storage."), name, n,
                          u.act.allocated_bytes, input_bytes);
     }
 }
@@ -410,21 +410,21 @@ START_TEST(test_ex12_one_pass)
         usage u = thrust_usage(fn, n, 70 + (uint64_t)fn);
         uint64_t read = u.met.global_load_sectors * 32, written = u.met.global_store_sectors * 32;
         if (written > write_limit)
-            harness_fail(fn == FN_NORM ? "thrust::transform_reduce applies its unary operator to each element on "
-                                         "its way into the sum: what is left for a vector of squares to do?"
-                                       : "One transform_reduce with as_range and merge_ranges finds both ends: "
-                                         "what is left for a vector of ranges to do?",
-                         "%s(n = %zu) wrote %" PRIu64 " bytes to device memory for a %" PRIu64 "-byte input: a "
-                         "temporary vector, where a reduction writes a few partial results.", FN_NAME[fn], n,
+            harness_fail(fn == FN_NORM ? _("thrust::transform_reduce applies its unary operator to each element on "
+                                           "its way into the sum: what is left for a vector of squares to do?")
+                                       : _("One transform_reduce with as_range and merge_ranges finds both ends: "
+                                           "what is left for a vector of ranges to do?"),
+                         _("%s(n = %zu) wrote %" PRIu64 " bytes to device memory for a %" PRIu64 "-byte input: a "
+                           "temporary vector, where a reduction writes a few partial results."), FN_NAME[fn], n,
                          written, bytes);
         if (u.met.global_load_sectors > sector_limit)
-            harness_fail(fn == FN_NORM ? "Is each element loaded once, by one transform_reduce? A transform and "
-                                         "then a reduce read it twice, and so does inner_product(d_in, d_in + n, "
-                                         "d_in), once for each of its two inputs."
-                                       : "Are the min and the max found by one transform_reduce, not by one "
-                                         "reduction each?",
-                         "%s(n = %zu) read %" PRIu64 " bytes from device memory: %.1f times its %" PRIu64
-                         "-byte input, where one pass reads it once.", FN_NAME[fn], n, read,
+            harness_fail(fn == FN_NORM ? _("Is each element loaded once, by one transform_reduce? A transform and "
+                                           "then a reduce read it twice, and so does inner_product(d_in, d_in + n, "
+                                           "d_in), once for each of its two inputs.")
+                                       : _("Are the min and the max found by one transform_reduce, not by one "
+                                           "reduction each?"),
+                         _("%s(n = %zu) read %" PRIu64 " bytes from device memory: %.1f times its %" PRIu64
+                           "-byte input, where one pass reads it once."), FN_NAME[fn], n, read,
                          (double)read / (double)bytes, bytes);
     }
 }
@@ -448,25 +448,25 @@ START_TEST(test_ex12_cub_storage_once)
         call_sum_cub(&in, &out, call % 5 == 4 ? n : later[call % 5], stream);
     usage rest = usage_end();
     CUDA_OK(cudaStreamSynchronize(stream));
-    harness_after_launch("sum_cub, 21 calls");
-    expect_cub_result(&out, (int)harness_sum_ints(h, 0, n), "sum_cub, called 21 times, the last on all n,");
+    harness_after_launch(_("sum_cub, 21 calls"));
+    expect_cub_result(&out, (int)harness_sum_ints(h, 0, n), _("sum_cub, called 21 times, the last on all n,"));
     if (first.act.allocations > 1 || rest.act.allocations > 0) {
         char in_first[32], in_rest[32];
         harness_times(first.act.allocations, in_first, sizeof in_first);
         harness_times(rest.act.allocations, in_rest, sizeof in_rest);
-        harness_fail("Where does the storage live between calls? Allocate it when you hold less than CUB asks "
-                     "for, keep the pointer and its size, and pass the same storage to the next call.",
-                     "sum_cub allocated device memory %s in its first call and %s in the next 20 (on n = %zu and "
-                     "smaller): CUB's storage belongs to the caller, to allocate once and reuse.", in_first,
+        harness_fail(_("Where does the storage live between calls? Allocate it when you hold less than CUB asks "
+                       "for, keep the pointer and its size, and pass the same storage to the next call."),
+                     _("sum_cub allocated device memory %s in its first call and %s in the next 20 (on n = %zu and "
+                       "smaller): CUB's storage belongs to the caller, to allocate once and reuse."), in_first,
                      in_rest, n);
     }
     if (rest.act.host_waits > 0) {
         char waits[32];
         harness_times(rest.act.host_waits, waits, sizeof waits);
-        harness_fail("Which of your calls makes the host wait for the device: a cudaMemcpy of the result, a "
-                     "cudaStreamSynchronize, a cudaFree? The caller synchronises when it wants the value.",
-                     "sum_cub made the host wait for the device %s in 20 calls: it should queue its work on the "
-                     "stream and return at once.", waits);
+        harness_fail(_("Which of your calls makes the host wait for the device: a cudaMemcpy of the result, a "
+                       "cudaStreamSynchronize, a cudaFree? The caller synchronises when it wants the value."),
+                     _("sum_cub made the host wait for the device %s in 20 calls: it should queue its work on the "
+                       "stream and return at once."), waits);
     }
     CUDA_OK(cudaStreamDestroy(stream));
     dev_free(&in);
@@ -490,12 +490,12 @@ START_TEST(test_ex12_cub_on_stream)
     usage u = usage_end();
     CUDA_OK(cudaStreamSynchronize(stream));
     harness_after_launch("sum_cub(n = 65537)");
-    expect_cub_result(&out, (int)harness_sum_ints(h, 0, n), "sum_cub(n = 65537)");
+    expect_cub_result(&out, (int)harness_sum_ints(h, 0, n), _("sum_cub(n = 65537)"));
     if (u.act.default_stream_launches > 0)
-        harness_fail("cub::DeviceReduce::Sum takes the stream as its last argument, after n: is it passed to both "
-                     "calls?",
-                     "sum_cub(n = %zu) launched %" PRIu64 " of its %" PRIu64 " kernels on the default stream, not "
-                     "on the stream it was given.", n, u.act.default_stream_launches, u.act.launches);
+        harness_fail(_("cub::DeviceReduce::Sum takes the stream as its last argument, after n: is it passed to both "
+                       "calls?"),
+                     _("sum_cub(n = %zu) launched %" PRIu64 " of its %" PRIu64 " kernels on the default stream, not "
+                       "on the stream it was given."), n, u.act.default_stream_launches, u.act.launches);
     CUDA_OK(cudaStreamDestroy(stream));
     dev_free(&in);
     dev_free(&out);
@@ -506,24 +506,24 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: sum_thrust of 1000 random ints", test_ex12_sum_thrust, NEEDS_DEVICE},
-        {"core: max_thrust of 1000 random floats", test_ex12_max_thrust, NEEDS_DEVICE},
-        {"core: norm_thrust of 1000 random floats, within the rounding bound", test_ex12_norm_thrust, NEEDS_DEVICE},
-        {"core: minmax_thrust of 1000 random floats", test_ex12_minmax_thrust, NEEDS_DEVICE},
-        {"core: sum_cub of 1000 random ints, on a stream", test_ex12_sum_cub, NEEDS_DEVICE},
-        {"edges: n = 0 gives 0, -inf, 0, {+inf, -inf} and 0", test_ex12_empty_input, NEEDS_DEVICE},
-        {"edges: n = 1", test_ex12_one_element, NEEDS_DEVICE},
-        {"edges: max of negatives is negative, of -inf only -inf (the identity)", test_ex12_max_identity, NEEDS_DEVICE},
-        {"edges: minmax_thrust ignores NaN wherever it is", test_ex12_minmax_nan, NEEDS_DEVICE},
-        {"edges: a second sum_cub call into the same d_out gives the same sum", test_ex12_cub_second_call, NEEDS_DEVICE},
-        {"sizes: every edge size up to the large one, for all five", test_ex12_every_size, NEEDS_DEVICE},
-        {"concept: Thrust runs on the device, on d_in where it is (no copy)", test_ex12_thrust_on_device, NEEDS_EMULATOR},
-        {"concept: norm and minmax read d_in once and write no temporary", test_ex12_one_pass, NEEDS_EMULATOR},
-        {"concept: sum_cub allocates its storage once and never waits", test_ex12_cub_storage_once, NEEDS_EMULATOR},
-        {"concept: sum_cub launches on the stream it is given", test_ex12_cub_on_stream, NEEDS_EMULATOR},
+        {N_("core: sum_thrust of 1000 random ints"), test_ex12_sum_thrust, NEEDS_DEVICE},
+        {N_("core: max_thrust of 1000 random floats"), test_ex12_max_thrust, NEEDS_DEVICE},
+        {N_("core: norm_thrust of 1000 random floats, within the rounding bound"), test_ex12_norm_thrust, NEEDS_DEVICE},
+        {N_("core: minmax_thrust of 1000 random floats"), test_ex12_minmax_thrust, NEEDS_DEVICE},
+        {N_("core: sum_cub of 1000 random ints, on a stream"), test_ex12_sum_cub, NEEDS_DEVICE},
+        {N_("edges: n = 0 gives 0, -inf, 0, {+inf, -inf} and 0"), test_ex12_empty_input, NEEDS_DEVICE},
+        {N_("edges: n = 1"), test_ex12_one_element, NEEDS_DEVICE},
+        {N_("edges: max of negatives is negative, of -inf only -inf (the identity)"), test_ex12_max_identity, NEEDS_DEVICE},
+        {N_("edges: minmax_thrust ignores NaN wherever it is"), test_ex12_minmax_nan, NEEDS_DEVICE},
+        {N_("edges: a second sum_cub call into the same d_out gives the same sum"), test_ex12_cub_second_call, NEEDS_DEVICE},
+        {N_("sizes: every edge size up to the large one, for all five"), test_ex12_every_size, NEEDS_DEVICE},
+        {N_("concept: Thrust runs on the device, on d_in where it is (no copy)"), test_ex12_thrust_on_device, NEEDS_EMULATOR},
+        {N_("concept: norm and minmax read d_in once and write no temporary"), test_ex12_one_pass, NEEDS_EMULATOR},
+        {N_("concept: sum_cub allocates its storage once and never waits"), test_ex12_cub_storage_once, NEEDS_EMULATOR},
+        {N_("concept: sum_cub launches on the stream it is given"), test_ex12_cub_on_stream, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"12", "use the library: Thrust and CUB, and when each is worth its cost",
+    const harness_exercise ex = {"12", N_("use the library: Thrust and CUB, and when each is worth its cost"),
                                  "exercises/12-library/lesson.md", tests};
     return harness_run(&ex, argc, argv);
 }

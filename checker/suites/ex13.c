@@ -8,27 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *BUTTERFLY_HINT = "After a tree of __shfl_down_sync, which lanes hold the warp's sum? With "
-                                    "__shfl_xor_sync(mask, v, offset) every lane adds the lane whose index "
-                                    "differs in one bit: after 16, 8, 4, 2, 1, which lanes hold the sum?";
-static const char *BROADCAST_HINT = "Once warp 0 has added the warps' sums, how do the other warps learn the "
-                                    "result? Can every warp read all the sums in shared memory and add them "
-                                    "itself?";
-static const char *WARPS_HINT = "How many warp sums are there when blockDim.x is 96 or 160? Does the second "
-                                "step add exactly blockDim.x / 32 of them, with 0 in the other lanes?";
-static const char *ALLREDUCE_HINT = "Does every thread end with the same value, the sum over the block: each "
-                                    "warp's butterfly first, then every warp adding all the warps' sums?";
-static const char *ACCUMULATE_HINT = "Are the values converted to float before they are added "
-                                     "(__half22float2, __bfloat1622float2)? An fp16 sum keeps 11 bits, a bf16 "
-                                     "sum 8: 2048 + 1 is 2048 in fp16, and 256 + 1 is 256 in bf16.";
-static const char *ROW_HINT = "Does each block read exactly its row, d_in + row * cols, with the head before "
-                              "the first 16-byte boundary, whole vectors, then the tail? Does every element "
-                              "reach the sum once?";
-static const char *VOTE_HINT = "Is each lane's verdict over its own elements combined over the warp "
-                               "(__all_sync for ALL, __any_sync for ANY)? Is |x| <= limit false for a NaN?";
-static const char *BLOCK_VOTE_HINT = "Does every thread of the block reach __syncthreads_and and "
-                                     "__syncthreads_or, and does the flag that starts at {1, 0} change only "
-                                     "through atomicAnd and atomicOr?";
+static const char *BUTTERFLY_HINT = N_("After a tree of __shfl_down_sync, which lanes hold the warp's sum? With "
+                                       "__shfl_xor_sync(mask, v, offset) every lane adds the lane whose index "
+                                       "differs in one bit: after 16, 8, 4, 2, 1, which lanes hold the sum?");
+static const char *BROADCAST_HINT = N_("Once warp 0 has added the warps' sums, how do the other warps learn the "
+                                       "result? Can every warp read all the sums in shared memory and add them "
+                                       "itself?");
+static const char *WARPS_HINT = N_("How many warp sums are there when blockDim.x is 96 or 160? Does the second "
+                                   "step add exactly blockDim.x / 32 of them, with 0 in the other lanes?");
+static const char *ALLREDUCE_HINT = N_("Does every thread end with the same value, the sum over the block: each "
+                                       "warp's butterfly first, then every warp adding all the warps' sums?");
+static const char *ACCUMULATE_HINT = N_("Are the values converted to float before they are added "
+                                        "(__half22float2, __bfloat1622float2)? An fp16 sum keeps 11 bits, a bf16 "
+                                        "sum 8: 2048 + 1 is 2048 in fp16, and 256 + 1 is 256 in bf16.");
+static const char *ROW_HINT = N_("Does each block read exactly its row, d_in + row * cols, with the head before "
+                                 "the first 16-byte boundary, whole vectors, then the tail? Does every element "
+                                 "reach the sum once?");
+static const char *VOTE_HINT = N_("Is each lane's verdict over its own elements combined over the warp "
+                                  "(__all_sync for ALL, __any_sync for ANY)? Is |x| <= limit false for a NaN?");
+static const char *BLOCK_VOTE_HINT = N_("Does every thread of the block reach __syncthreads_and and "
+                                        "__syncthreads_or, and does the flag that starts at {1, 0} change only "
+                                        "through atomicAnd and atomicOr?");
 
 /* ---- The all-reduce itself -------------------------------------------------------------------------- */
 
@@ -41,7 +41,7 @@ static void expect_allreduce(int blocks, int block, uint64_t salt, const char *h
     int *ints = harness_alloc(n * sizeof *ints);
     harness_random_ints(ints, n, -1000, 1000, salt);
     for (size_t i = 0; i < n; i++) h[i] = (float)ints[i];
-    char what[96];
+    char what[256];
     snprintf(what, sizeof what, "allreduce_probe(blocks = %d, block = %d)", blocks, block);
     dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT), out = dev_output_floats(n);
     allreduce_probe(dev_ptr(&in), dev_ptr(&out), blocks, block);
@@ -61,22 +61,22 @@ static void expect_allreduce(int blocks, int block, uint64_t salt, const char *h
         if (!wrong) continue;
         char have[48];
         harness_describe_float(row[first], have, sizeof have);
-        const char *own = row[first] == h[(size_t)b * block + first] ? " (its own value: nothing was added "
-                                                                       "to it)" : "";
+        const char *own = row[first] == h[(size_t)b * block + first] ? _(" (its own value: nothing was added "
+                                                                         "to it)") : "";
         if (harness_is_poison_float(row[first]))
-            harness_fail("Does every thread write its value, d_out[blockIdx.x * blockDim.x + threadIdx.x]?",
-                         "%s: thread %d of block %d wrote nothing (its output still holds the poison NaN); "
-                         "every thread must write its block's sum, %.0f.", what, first, b, sum);
+            harness_fail(_("Does every thread write its value, d_out[blockIdx.x * blockDim.x + threadIdx.x]?"),
+                         _("%s: thread %d of block %d wrote nothing (its output still holds the poison NaN); "
+                           "every thread must write its block's sum, %.0f."), what, first, b, sum);
         if (lanes0_right)
-            harness_fail(BUTTERFLY_HINT, "%s: lane 0 of every warp holds block %d's sum, %.0f, but %d other "
-                         "threads do not: thread %d holds %s. Every thread must end with the sum.", what, b,
+            harness_fail(_(BUTTERFLY_HINT), _("%s: lane 0 of every warp holds block %d's sum, %.0f, but %d other "
+                           "threads do not: thread %d holds %s. Every thread must end with the sum."), what, b,
                          sum, wrong, first, have);
         if (warp0_right && block > 32)
-            harness_fail(BROADCAST_HINT, "%s: the threads of warp 0 hold block %d's sum, %.0f, but thread %d "
-                         "(warp %d) holds %s: the other warps never got the result.", what, b, sum, first,
+            harness_fail(_(BROADCAST_HINT), _("%s: the threads of warp 0 hold block %d's sum, %.0f, but thread %d "
+                           "(warp %d) holds %s: the other warps never got the result."), what, b, sum, first,
                          first / 32, have);
-        harness_fail(block == 32 ? BUTTERFLY_HINT : hint, "%s: thread %d of block %d holds %s%s instead of the "
-                     "block's sum, %.0f (%d of its %d threads are wrong).", what, first, b, have, own, sum,
+        harness_fail(_(block == 32 ? BUTTERFLY_HINT : hint), _("%s: thread %d of block %d holds %s%s instead of the "
+                       "block's sum, %.0f (%d of its %d threads are wrong)."), what, first, b, have, own, sum,
                      wrong, block);
     }
     dev_expect_guards_intact(&out, what);
@@ -124,8 +124,9 @@ typedef struct row_input {
 static void explain_stat(double expected, float got, char *why, size_t len)
 {
     if (isinf(got) && !isinf(expected))
-        snprintf(why, len, "an infinity, where the result is finite: did a square or a sum overflow in a "
-                 "16-bit format (fp16's largest value is 65504, so x * x overflows for |x| > 256)?");
+        snprintf(why, len, "%s", _("an infinity, where the result is finite: did a square or a sum overflow in "
+                                   "a 16-bit format (fp16's largest value is 65504, so x * x overflows for "
+                                   "|x| > 256)?"));
     else
         harness_explain_float(expected, got, 0, why, len);
 }
@@ -137,9 +138,9 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
     size_t n = (size_t)rows * (size_t)cols;
     float *x = harness_halves_to_floats(in->kind, h, n), *got = harness_alloc(2 * (size_t)rows * sizeof *got);
     const char *name = in->kind == HARNESS_BF16 ? "row_stats_bf16" : "row_stats_f16";
-    char what[128];
+    char what[400];
     snprintf(what, sizeof what, "%s(rows = %d, cols = %d)%s", name, rows, cols,
-             offset_bytes % 16 ? " on an input that starts 2 bytes past a 16-byte boundary" : "");
+             offset_bytes % 16 ? _(" on an input that starts 2 bytes past a 16-byte boundary") : "");
     uint16_t guard = harness_float_to_half(in->kind, in->kind == HARNESS_BF16 ? 1e30f : 60000.0f);
     dev_buffer din = dev_input_halves(h, n, guard, offset_bytes), dout = dev_output_floats(2 * (size_t)rows);
     if (in->kind == HARNESS_BF16) row_stats_bf16(dev_ptr(&din), dev_ptr(&dout), rows, cols);
@@ -154,20 +155,20 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
         double mean = sum / cols, norm = sqrt(squares);
         double mean_tol = adds * u * abs_sum / cols + u * fabs(mean);
         double norm_tol = (adds / 2 + 2) * u * norm;
-        const char *which[2] = {"mean", "L2 norm"};
+        const char *which[2] = {_("mean"), _("L2 norm")};
         double want[2] = {mean, norm}, tol[2] = {mean_tol, norm_tol};
         for (int k = 0; k < 2; k++) {
             float g = got[2 * r + k];
             double err = fabs((double)g - want[k]);
             if (err <= tol[k]) continue;
-            char have[48], why[320];
+            char have[48], why[600];
             harness_describe_float(g, have, sizeof have);
             explain_stat(want[k], g, why, sizeof why);
             const char *hint = harness_is_poison_float(g) ? ROW_HINT
                              : (isfinite(g) && err < 0.05 * fabs(want[k]) + 1e-3) ? ACCUMULATE_HINT
                              : isinf(g) ? ACCUMULATE_HINT : ROW_HINT;
-            harness_fail(hint, "%s of %s: row %d's %s (d_out[%d]) should be %.9g within %.3g (float "
-                         "accumulation), but it is %s: %s.", what, in->describe, r, which[k], 2 * r + k,
+            harness_fail(_(hint), _("%s of %s: row %d's %s (d_out[%d]) should be %.9g within %.3g (float "
+                           "accumulation), but it is %s: %s."), what, _(in->describe), r, which[k], 2 * r + k,
                          want[k], tol[k], have, why);
         }
     }
@@ -192,7 +193,7 @@ static const int ROW_COLS[] = {1, 2, 7, 8, 9, 31, 33, 255, 256, 257, 1000, 2049,
 
 START_TEST(test_ex13_rows_f16)
 {
-    const row_input in = {HARNESS_F16, "fp16 values in [-2, 2)", -2.0f, 2.0f};
+    const row_input in = {HARNESS_F16, N_("fp16 values in [-2, 2)"), -2.0f, 2.0f};
     for (size_t k = 0; k < sizeof ROW_COLS / sizeof ROW_COLS[0]; k++)
         expect_random_rows(&in, 3, ROW_COLS[k], 0, 30 + k);
 }
@@ -200,7 +201,7 @@ END_TEST
 
 START_TEST(test_ex13_rows_bf16)
 {
-    const row_input in = {HARNESS_BF16, "bf16 values in [-2, 2)", -2.0f, 2.0f};
+    const row_input in = {HARNESS_BF16, N_("bf16 values in [-2, 2)"), -2.0f, 2.0f};
     for (size_t k = 0; k < sizeof ROW_COLS / sizeof ROW_COLS[0]; k++)
         expect_random_rows(&in, 3, ROW_COLS[k], 0, 50 + k);
 }
@@ -208,8 +209,8 @@ END_TEST
 
 START_TEST(test_ex13_rows_unaligned)
 {
-    const row_input f16 = {HARNESS_F16, "fp16 values in [-2, 2)", -2.0f, 2.0f};
-    const row_input bf16 = {HARNESS_BF16, "bf16 values in [-2, 2)", -2.0f, 2.0f};
+    const row_input f16 = {HARNESS_F16, N_("fp16 values in [-2, 2)"), -2.0f, 2.0f};
+    const row_input bf16 = {HARNESS_BF16, N_("bf16 values in [-2, 2)"), -2.0f, 2.0f};
     static const int cols[] = {9, 37, 1001};
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
         expect_random_rows(&f16, 5, cols[k], 2, 70 + k);
@@ -224,9 +225,9 @@ END_TEST
  * that holds the giant drops every small value added to it (ex10's cancelling giants, in 16 bits). */
 START_TEST(test_ex13_half_accumulator_fails)
 {
-    const row_input big = {HARNESS_F16, "fp16 values in [500, 1000)", 500.0f, 1000.0f};
+    const row_input big = {HARNESS_F16, N_("fp16 values in [500, 1000)"), 500.0f, 1000.0f};
     expect_random_rows(&big, 4, 4096, 0, 90);
-    const row_input giants = {HARNESS_F16, "fp16 values in [0, 1) with one +30000 and one -30000 per row",
+    const row_input giants = {HARNESS_F16, N_("fp16 values in [0, 1) with one +30000 and one -30000 per row"),
                               0.0f, 1.0f};
     const int rows = 4, cols = 4096;
     uint16_t *h = harness_alloc((size_t)rows * cols * sizeof *h);
@@ -246,14 +247,14 @@ END_TEST
  * bf16's spacing is 0.25, so a bf16 accumulator drops most of each new value. */
 START_TEST(test_ex13_bf16_accumulator_fails)
 {
-    const row_input in = {HARNESS_BF16, "bf16 values in [0, 1)", 0.0f, 1.0f};
+    const row_input in = {HARNESS_BF16, N_("bf16 values in [0, 1)"), 0.0f, 1.0f};
     expect_random_rows(&in, 4, 16384, 0, 91);
 }
 END_TEST
 
 START_TEST(test_ex13_row_shapes)
 {
-    const row_input in = {HARNESS_F16, "fp16 values in [-2, 2)", -2.0f, 2.0f};
+    const row_input in = {HARNESS_F16, N_("fp16 values in [-2, 2)"), -2.0f, 2.0f};
     size_t large = harness_large_n();
     expect_random_rows(&in, 4099, 3, 0, 92);                          /* many short rows */
     expect_random_rows(&in, 2, (int)(large / 2) + 5, 0, 93);          /* two long ones */
@@ -270,24 +271,24 @@ START_TEST(test_ex13_rows_read_once_in_vectors)
     size_t n = (size_t)rows * cols;
     uint16_t *h = harness_alloc(n * sizeof *h);
     harness_random_halves(HARNESS_F16, h, n, -2.0f, 2.0f, 96);
-    const row_input in = {HARNESS_F16, "fp16 values in [-2, 2)", -2.0f, 2.0f};
+    const row_input in = {HARNESS_F16, N_("fp16 values in [-2, 2)"), -2.0f, 2.0f};
     emu_metrics m;
     backend_take_metrics(&m);   /* forget what came before */
     expect_row_stats(&in, h, rows, cols, 0);
     backend_take_metrics(&m);
     uint64_t bytes = n * sizeof *h, sectors = bytes / 32, requests = bytes / 512;
     if (m.global_load_requests > requests * 5 / 4 + 8 * (uint64_t)rows)
-        harness_fail("Are the rows read as 16-byte vectors (uint4, 8 values per load), from the first 16-byte "
-                     "boundary of each row?",
-                     "row_stats_f16(rows = %d, cols = %d) made %llu load requests; 16-byte loads need about %llu "
-                     "(one per 512 bytes of a warp), 2-byte loads %llu.", rows, cols,
+        harness_fail(_("Are the rows read as 16-byte vectors (uint4, 8 values per load), from the first 16-byte "
+                       "boundary of each row?"),
+                     _("row_stats_f16(rows = %d, cols = %d) made %llu load requests; 16-byte loads need about %llu "
+                       "(one per 512 bytes of a warp), 2-byte loads %llu."), rows, cols,
                      (unsigned long long)m.global_load_requests, (unsigned long long)requests,
                      (unsigned long long)(bytes / 64));
     if (m.global_load_sectors > sectors + 4 * (uint64_t)rows)
-        harness_fail("Does each thread read only its own elements of the row, each once: the head, its share of "
-                     "the vectors, the tail?",
-                     "row_stats_f16(rows = %d, cols = %d) read %llu sectors of 32 bytes, where the matrix holds "
-                     "%llu.", rows, cols, (unsigned long long)m.global_load_sectors, (unsigned long long)sectors);
+        harness_fail(_("Does each thread read only its own elements of the row, each once: the head, its share of "
+                       "the vectors, the tail?"),
+                     _("row_stats_f16(rows = %d, cols = %d) read %llu sectors of 32 bytes, where the matrix holds "
+                       "%llu."), rows, cols, (unsigned long long)m.global_load_sectors, (unsigned long long)sectors);
     free(h);
 }
 END_TEST
@@ -312,9 +313,9 @@ static void explain_flag(int expected, int got, const char *flag, const char *wh
 {
     if (got == expected) return;
     if (got == HARNESS_POISON_INT)
-        harness_fail(hint, "%s on %s: %s (%s) was never written: it still holds the poison value.", what,
+        harness_fail(_(hint), _("%s on %s: %s (%s) was never written: it still holds the poison value."), what,
                      input, flag, where);
-    harness_fail(hint, "%s on %s: %s (%s) should be %d, but it is %d.", what, input, flag, where, expected, got);
+    harness_fail(_(hint), _("%s on %s: %s (%s) should be %d, but it is %d."), what, input, flag, where, expected, got);
 }
 
 /* Rows of fp16 values in [-1, 1) with a limit of 1, and in some rows one value that breaks it: too large,
@@ -328,10 +329,10 @@ static void expect_row_checks(int rows, int cols, uint64_t salt)
     harness_random_ints(where, (size_t)rows, 0, cols - 1, salt + 1);
     static const uint16_t breakers[] = {0x3e00 /* 1.5 */, 0x7fff /* NaN */, 0x7c00 /* +inf */, 0xfc00 /* -inf */,
                                         0xbc01 /* -1.0009765625 */};
-    static const char *const broken_by[] = {"1.5", "a NaN", "+inf", "-inf", "-1.0009765625"};
+    static const char *const broken_by[] = {"1.5", N_("a NaN"), "+inf", "-inf", "-1.0009765625"};
     for (int r = 0; r < rows; r++)
         if (r % 6 != 5) h[(size_t)r * cols + where[r]] = breakers[r % 6 < 5 ? r % 6 : 0];
-    char what[96];
+    char what[256];
     snprintf(what, sizeof what, "row_checks_f16(rows = %d, cols = %d, limit = 1)", rows, cols);
     dev_buffer din = dev_input_halves(h, n, 0x7c00 /* +inf: a read past the end breaks both verdicts */, 0);
     dev_buffer dout = dev_output_ints(2 * (size_t)rows);
@@ -340,14 +341,14 @@ static void expect_row_checks(int rows, int cols, uint64_t salt)
     dev_fetch(&dout, got);
     for (int r = 0; r < rows; r++) {
         verdicts want = verdicts_of(h + (size_t)r * cols, (size_t)cols, 1.0f);
-        char input[160], where0[32], where1[32];
-        if (r % 6 == 5) snprintf(input, sizeof input, "row %d, values in [-1, 1)", r);
-        else snprintf(input, sizeof input, "row %d, values in [-1, 1) and %s at column %d", r, broken_by[r % 6],
+        char input[400], where0[32], where1[32];
+        if (r % 6 == 5) snprintf(input, sizeof input, _("row %d, values in [-1, 1)"), r);
+        else snprintf(input, sizeof input, _("row %d, values in [-1, 1) and %s at column %d"), r, _(broken_by[r % 6]),
                       where[r]);
         snprintf(where0, sizeof where0, "d_out[%d]", 2 * r);
         snprintf(where1, sizeof where1, "d_out[%d]", 2 * r + 1);
-        explain_flag(want.all_small, got[2 * r], "ALL |x| <= limit", where0, what, input, VOTE_HINT);
-        explain_flag(want.any_nonfinite, got[2 * r + 1], "ANY infinite or NaN", where1, what, input, VOTE_HINT);
+        explain_flag(want.all_small, got[2 * r], _("ALL |x| <= limit"), where0, what, input, VOTE_HINT);
+        explain_flag(want.any_nonfinite, got[2 * r + 1], _("ANY infinite or NaN"), where1, what, input, VOTE_HINT);
     }
     dev_expect_guards_intact(&dout, what);
     dev_expect_unchanged(&din, what);
@@ -374,28 +375,29 @@ static void expect_tensor_checks(size_t n, uint64_t salt)
     int place[3] = {0, (int)n - 1, 0};
     if (n > 0) harness_random_ints(&place[2], 1, 0, (int)n - 1, salt + 1);
     static const uint16_t breakers[] = {0, 0x4000 /* 2.0 */, 0x7fff /* NaN */, 0xfc00 /* -inf */};
-    static const char *const broken_by[] = {NULL, "2.0", "a NaN", "-inf"};
+    static const char *const broken_by[] = {NULL, "2.0", N_("a NaN"), "-inf"};
     for (int b = 0; b < 4; b++) {
         for (int p = 0; p < (b == 0 || n == 0 ? 1 : 3); p++) {
             uint16_t saved = 0;
-            char input[128];
+            char input[400];
             if (b == 0 || n == 0) {
-                snprintf(input, sizeof input, "%zu values in [-1, 1)", n);
+                snprintf(input, sizeof input, _("%zu values in [-1, 1)"), n);
             } else {
                 saved = h[place[p]];
                 h[place[p]] = breakers[b];
-                snprintf(input, sizeof input, "%zu values in [-1, 1) and %s at index %d", n, broken_by[b], place[p]);
+                snprintf(input, sizeof input, _("%zu values in [-1, 1) and %s at index %d"), n, _(broken_by[b]),
+                         place[p]);
             }
             verdicts want = verdicts_of(h, n, 1.0f);
-            char what[96];
+            char what[256];
             snprintf(what, sizeof what, "tensor_checks_f16(n = %zu, limit = 1)", n);
             dev_buffer din = dev_input_halves(h, n, 0x7c00, 0), dout = dev_output_ints(2);
             int got[2];
             tensor_checks_f16(dev_ptr(&din), dev_ptr(&dout), (int)n, 1.0f);
             harness_after_launch(what);
             dev_fetch(&dout, got);
-            explain_flag(want.all_small, got[0], "ALL |x| <= limit", "d_out[0]", what, input, BLOCK_VOTE_HINT);
-            explain_flag(want.any_nonfinite, got[1], "ANY infinite or NaN", "d_out[1]", what, input, BLOCK_VOTE_HINT);
+            explain_flag(want.all_small, got[0], _("ALL |x| <= limit"), "d_out[0]", what, input, BLOCK_VOTE_HINT);
+            explain_flag(want.any_nonfinite, got[1], _("ANY infinite or NaN"), "d_out[1]", what, input, BLOCK_VOTE_HINT);
             dev_expect_guards_intact(&dout, what);
             dev_expect_unchanged(&din, what);
             dev_free(&din);
@@ -417,25 +419,25 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: every thread of a block gets the block's sum (blocks of 32 to 1024)",
+        {N_("core: every thread of a block gets the block's sum (blocks of 32 to 1024)"),
          test_ex13_allreduce_every_thread, NEEDS_DEVICE},
-        {"core: blocks whose warp count is not a power of two (96, 160, 224, 992)",
+        {N_("core: blocks whose warp count is not a power of two (96, 160, 224, 992)"),
          test_ex13_allreduce_odd_warps, NEEDS_DEVICE},
-        {"core: row means and L2 norms of fp16 rows, 1 to 4096 long", test_ex13_rows_f16, NEEDS_DEVICE},
-        {"core: row means and L2 norms of bf16 rows, 1 to 4096 long", test_ex13_rows_bf16, NEEDS_DEVICE},
-        {"edges: rows that start off a 16-byte boundary", test_ex13_rows_unaligned, NEEDS_DEVICE},
-        {"concept: sums and squares an fp16 accumulator cannot hold", test_ex13_half_accumulator_fails,
+        {N_("core: row means and L2 norms of fp16 rows, 1 to 4096 long"), test_ex13_rows_f16, NEEDS_DEVICE},
+        {N_("core: row means and L2 norms of bf16 rows, 1 to 4096 long"), test_ex13_rows_bf16, NEEDS_DEVICE},
+        {N_("edges: rows that start off a 16-byte boundary"), test_ex13_rows_unaligned, NEEDS_DEVICE},
+        {N_("concept: sums and squares an fp16 accumulator cannot hold"), test_ex13_half_accumulator_fails,
          NEEDS_DEVICE},
-        {"concept: long bf16 rows, where a bf16 accumulator stops growing", test_ex13_bf16_accumulator_fails,
+        {N_("concept: long bf16 rows, where a bf16 accumulator stops growing"), test_ex13_bf16_accumulator_fails,
          NEEDS_DEVICE},
-        {"sizes: 4099 rows of 3, and 2 rows of half the large size", test_ex13_row_shapes, NEEDS_DEVICE},
-        {"concept: each row is read once, in 16-byte loads", test_ex13_rows_read_once_in_vectors, NEEDS_EMULATOR},
-        {"core: ALL and ANY per row, by warp votes", test_ex13_row_checks, NEEDS_DEVICE},
-        {"core: ALL and ANY over a tensor, by block barriers and atomics", test_ex13_tensor_checks,
+        {N_("sizes: 4099 rows of 3, and 2 rows of half the large size"), test_ex13_row_shapes, NEEDS_DEVICE},
+        {N_("concept: each row is read once, in 16-byte loads"), test_ex13_rows_read_once_in_vectors, NEEDS_EMULATOR},
+        {N_("core: ALL and ANY per row, by warp votes"), test_ex13_row_checks, NEEDS_DEVICE},
+        {N_("core: ALL and ANY over a tensor, by block barriers and atomics"), test_ex13_tensor_checks,
          NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"13", "block all-reduce in half precision", "exercises/13-half-allreduce/lesson.md",
+    const harness_exercise ex = {"13", N_("block all-reduce in half precision"), "exercises/13-half-allreduce/lesson.md",
                                  tests};
     return harness_run(&ex, argc, argv);
 }

@@ -11,16 +11,16 @@
 enum variant { TWO_PASS, ONLINE, ONLINE_F16 };
 static const char *const NAME[] = {"softmax_two_pass", "softmax_online", "softmax_online_f16"};
 
-static const char *SHIFT_HINT = "Is the row's max subtracted before exp? exp(100) is beyond float's 3.4e38 and "
-                                "exp(-200) is 0. And which value can never win a max (exercise 09)?";
-static const char *SUM_HINT = "Is every exp(x - max) of the row added once to the sum that every thread "
-                              "divides by, and does every thread get the whole row's sum?";
-static const char *ONLINE_HINT = "When a new x is larger than the running max, the sum so far was a sum of "
-                                 "exp(x - old max): what must it be multiplied by? When two pairs are "
-                                 "combined, to which max is each sum rescaled, and what does a thread that "
-                                 "saw no finite entry (m = -inf) contribute?";
-static const char *ROW_HINT = "Does each block handle exactly its row, d_in + row * cols, and does every "
-                              "thread write each entry it read, d_out + row * cols + c?";
+static const char *SHIFT_HINT = N_("Is the row's max subtracted before exp? exp(100) is beyond float's 3.4e38 and "
+                                   "exp(-200) is 0. And which value can never win a max (exercise 09)?");
+static const char *SUM_HINT = N_("Is every exp(x - max) of the row added once to the sum that every thread "
+                                 "divides by, and does every thread get the whole row's sum?");
+static const char *ONLINE_HINT = N_("When a new x is larger than the running max, the sum so far was a sum of "
+                                    "exp(x - old max): what must it be multiplied by? When two pairs are "
+                                    "combined, to which max is each sum rescaled, and what does a thread that "
+                                    "saw no finite entry (m = -inf) contribute?");
+static const char *ROW_HINT = N_("Does each block handle exactly its row, d_in + row * cols, and does every "
+                                 "thread write each entry it read, d_out + row * cols + c?");
 
 /* ---- The bound ------------------------------------------------------------------------------------------
  * y_i = e^(x_i - m) / S, S = sum_j e^(x_j - m), m the row's max, computed in double here. In float, with
@@ -53,7 +53,7 @@ static void expect_softmax(enum variant v, const float *x, const uint16_t *h16, 
     size_t n = (size_t)rows * (size_t)cols;
     float *got = harness_alloc(n * sizeof *got);
     uint16_t *got16 = v == ONLINE_F16 ? harness_alloc(n * sizeof *got16) : NULL;
-    char what[96];
+    char what[256];
     snprintf(what, sizeof what, "%s(rows = %d, cols = %d)", NAME[v], rows, cols);
     dev_buffer din, dout;
     if (v == ONLINE_F16) {
@@ -88,28 +88,28 @@ static void expect_softmax(enum variant v, const float *x, const uint16_t *h16, 
             double want = exp((double)row[c] - m) / s, err = fabs((double)out[c] - want);
             double tol = relative_tolerance(m - row[c] == INFINITY ? 0 : m - row[c], m - lo, cols, v) * want + tiny;
             if (err <= tol) continue;
-            char have[64], seen[200];
+            char have[64], seen[600];
             if (v == ONLINE_F16) harness_describe_half(HARNESS_F16, got16[(size_t)r * cols + c], have, sizeof have);
             else harness_describe_float(out[c], have, sizeof have);
             const char *h = hint;
             if ((v == ONLINE_F16 && got16[(size_t)r * cols + c] == HARNESS_POISON_HALF_BITS) ||
                 (v != ONLINE_F16 && harness_is_poison_float(out[c]))) {
-                snprintf(seen, sizeof seen, "nothing was written there (it still holds the poison NaN)");
+                snprintf(seen, sizeof seen, "%s", _("nothing was written there (it still holds the poison NaN)"));
                 h = ROW_HINT;
             } else if ((isnan(out[c]) || isinf(out[c])) && (m > 80 || m < -80)) {
                 /* Here exp(x) overflows or underflows unless the max is subtracted first. */
-                snprintf(seen, sizeof seen, "every output of a softmax lies between 0 and 1; here an exp "
-                         "overflowed, or the sum was 0");
+                snprintf(seen, sizeof seen, "%s", _("every output of a softmax lies between 0 and 1; here an exp "
+                                                   "overflowed, or the sum was 0"));
                 h = SHIFT_HINT;
             } else if (isnan(out[c]) || isinf(out[c])) {
                 /* Here exp(x) alone is safe: the sum itself must have been 0, infinite or NaN. */
-                snprintf(seen, sizeof seen, "every output of a softmax lies between 0 and 1, so the sum it was "
-                         "divided by was 0, infinite or NaN");
+                snprintf(seen, sizeof seen, "%s", _("every output of a softmax lies between 0 and 1, so the sum it "
+                                                   "was divided by was 0, infinite or NaN"));
             } else {
-                snprintf(seen, sizeof seen, "off by %.3g, %.3g times the bound; the row's outputs add up to %.9g",
+                snprintf(seen, sizeof seen, _("off by %.3g, %.3g times the bound; the row's outputs add up to %.9g"),
                          (double)out[c] - want, err / tol, total);
             }
-            harness_fail(h, "%s of %s: d_out[%d][%d] should be %.9g within %.3g, but it is %s: %s.", what,
+            harness_fail(_(h), _("%s of %s: d_out[%d][%d] should be %.9g within %.3g, but it is %s: %s."), what,
                          input, r, c, want, tol, have, seen);
         }
     }
@@ -135,8 +135,8 @@ static void expect_random(enum variant v, int rows, int cols, float lo, float hi
     } else {
         harness_random_floats(x, n, lo, hi, salt);
     }
-    char input[96];
-    snprintf(input, sizeof input, "%s values in [%g, %g)", v == ONLINE_F16 ? "fp16" : "float", (double)lo, (double)hi);
+    char input[400];
+    snprintf(input, sizeof input, _("%s values in [%g, %g)"), v == ONLINE_F16 ? "fp16" : "float", (double)lo, (double)hi);
     expect_softmax(v, x, h16, rows, cols, input, hint);
     free(x);
     free(h16);
@@ -201,7 +201,7 @@ START_TEST(test_ex14_masked)
         for (int c = r + 1; c < cols; c++) x[(size_t)r * cols + c] = -INFINITY;
     for (int i = 0; i < rows * cols; i++)
         if (isfinite(x[i])) x[i] = harness_half_to_float(HARNESS_F16, harness_float_to_half(HARNESS_F16, x[i]));
-    const char *input = "a causal mask: row r holds r + 1 values in [-4, 4), then -inf";
+    const char *input = _("a causal mask: row r holds r + 1 values in [-4, 4), then -inf");
     expect_given(TWO_PASS, x, rows, cols, input, SHIFT_HINT);
     expect_given(ONLINE, x, rows, cols, input, SHIFT_HINT);
     expect_given(ONLINE_F16, x, rows, cols, input, SHIFT_HINT);
@@ -218,7 +218,7 @@ START_TEST(test_ex14_sorted_rows)
         x[c] = harness_half_to_float(HARNESS_F16, harness_float_to_half(HARNESS_F16, -8.0f + 16.0f * c / cols));
         x[cols + c] = x[cols - 1 - c];
     }
-    const char *input = "a row rising from -8 to 8, then the same row falling";
+    const char *input = _("a row rising from -8 to 8, then the same row falling");
     expect_given(ONLINE, x, rows, cols, input, ONLINE_HINT);
     expect_given(ONLINE_F16, x, rows, cols, input, ONLINE_HINT);
     expect_given(TWO_PASS, x, rows, cols, input, SUM_HINT);
@@ -247,14 +247,14 @@ START_TEST(test_ex14_online_reads_twice)
     harness_random_floats(x, n, -10.0f, 10.0f, 90);
     emu_metrics m;
     backend_take_metrics(&m);   /* forget what came before */
-    expect_softmax(ONLINE, x, NULL, rows, cols, "float values in [-10, 10)", ONLINE_HINT);
+    expect_softmax(ONLINE, x, NULL, rows, cols, _("float values in [-10, 10)"), ONLINE_HINT);
     backend_take_metrics(&m);
     uint64_t one_read = n * sizeof(float) / 32;
     if (m.global_load_sectors > 2 * one_read + one_read / 10)
-        harness_fail("Does the online loop compute the pair (max, sum) in one read of the row, so that only the "
-                     "writing loop reads it again?",
-                     "softmax_online(rows = %d, cols = %d) read %llu sectors of 32 bytes: %.2f times the %llu "
-                     "that the matrix holds, where the online form reads it twice.", rows, cols,
+        harness_fail(_("Does the online loop compute the pair (max, sum) in one read of the row, so that only the "
+                       "writing loop reads it again?"),
+                     _("softmax_online(rows = %d, cols = %d) read %llu sectors of 32 bytes: %.2f times the %llu "
+                       "that the matrix holds, where the online form reads it twice."), rows, cols,
                      (unsigned long long)m.global_load_sectors, (double)m.global_load_sectors / one_read,
                      (unsigned long long)one_read);
     free(x);
@@ -264,19 +264,19 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: two reductions, rows of 1 to 4096 values in [-10, 10)", test_ex14_two_pass, NEEDS_DEVICE},
-        {"core: online, rows of 1 to 4096 values in [-10, 10)", test_ex14_online, NEEDS_DEVICE},
-        {"core: online in fp16, in and out", test_ex14_online_f16, NEEDS_DEVICE},
-        {"concept: values whose exp overflows without the max", test_ex14_huge_values, NEEDS_DEVICE},
-        {"concept: values whose exp underflows to 0 without the max", test_ex14_very_negative, NEEDS_DEVICE},
-        {"edges: -inf entries of a causal mask, and a row of one value", test_ex14_masked, NEEDS_DEVICE},
-        {"concept: a rising row, which rescales the online sum at every step", test_ex14_sorted_rows,
+        {N_("core: two reductions, rows of 1 to 4096 values in [-10, 10)"), test_ex14_two_pass, NEEDS_DEVICE},
+        {N_("core: online, rows of 1 to 4096 values in [-10, 10)"), test_ex14_online, NEEDS_DEVICE},
+        {N_("core: online in fp16, in and out"), test_ex14_online_f16, NEEDS_DEVICE},
+        {N_("concept: values whose exp overflows without the max"), test_ex14_huge_values, NEEDS_DEVICE},
+        {N_("concept: values whose exp underflows to 0 without the max"), test_ex14_very_negative, NEEDS_DEVICE},
+        {N_("edges: -inf entries of a causal mask, and a row of one value"), test_ex14_masked, NEEDS_DEVICE},
+        {N_("concept: a rising row, which rescales the online sum at every step"), test_ex14_sorted_rows,
          NEEDS_DEVICE},
-        {"sizes: 4099 rows of 3, and rows of 65536 and 100003", test_ex14_shapes, NEEDS_DEVICE},
-        {"concept: the online form reads each row twice", test_ex14_online_reads_twice, NEEDS_EMULATOR},
+        {N_("sizes: 4099 rows of 3, and rows of 65536 and 100003"), test_ex14_shapes, NEEDS_DEVICE},
+        {N_("concept: the online form reads each row twice"), test_ex14_online_reads_twice, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"14", "softmax: two reductions, then online", "exercises/14-softmax/lesson.md",
+    const harness_exercise ex = {"14", N_("softmax: two reductions, then online"), "exercises/14-softmax/lesson.md",
                                  tests};
     return harness_run(&ex, argc, argv);
 }

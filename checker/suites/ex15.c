@@ -12,19 +12,19 @@ enum variant { TWO_PASS, WELFORD, RMSNORM };
 static const char *const NAME[] = {"layernorm_two_pass", "layernorm_welford", "rmsnorm_bf16"};
 static const float EPS = 1e-5f;
 
-static const char *CANCEL_HINT = "Is the variance computed from x - mean, or as E[x^2] - E[x]^2? For values "
-                                 "1000 +- 1, E[x^2] is about a million, and float keeps 24 bits of it.";
-static const char *TWO_PASS_HINT = "Is the mean the whole row's sum over cols, in every thread, before the "
-                                   "second pass adds (x - mean)^2 over the whole row?";
-static const char *WELFORD_HINT = "After n values, does the mean move by (x - mean) / n, and does m2 gain "
-                                  "(x - old mean) * (x - new mean)? When two parts combine, what does the "
-                                  "distance between their means add to m2, and what does an empty part add?";
-static const char *RMS_HINT = "Is the sum of squares of the whole row added in float, divided by cols, and "
-                              "is eps added before the square root?";
-static const char *ROW_HINT = "Does each block handle exactly its row, d_in + row * cols, and does every "
-                              "thread write each entry it read, with the gamma and beta of its column?";
-static const char *EPS_HINT = "A row whose values are all equal has variance 0: what keeps 1 / sqrt(var) "
-                              "finite? And can a variance computed in float come out negative?";
+static const char *CANCEL_HINT = N_("Is the variance computed from x - mean, or as E[x^2] - E[x]^2? For values "
+                                    "1000 +- 1, E[x^2] is about a million, and float keeps 24 bits of it.");
+static const char *TWO_PASS_HINT = N_("Is the mean the whole row's sum over cols, in every thread, before the "
+                                      "second pass adds (x - mean)^2 over the whole row?");
+static const char *WELFORD_HINT = N_("After n values, does the mean move by (x - mean) / n, and does m2 gain "
+                                     "(x - old mean) * (x - new mean)? When two parts combine, what does the "
+                                     "distance between their means add to m2, and what does an empty part add?");
+static const char *RMS_HINT = N_("Is the sum of squares of the whole row added in float, divided by cols, and "
+                                 "is eps added before the square root?");
+static const char *ROW_HINT = N_("Does each block handle exactly its row, d_in + row * cols, and does every "
+                                 "thread write each entry it read, with the gamma and beta of its column?");
+static const char *EPS_HINT = N_("A row whose values are all equal has variance 0: what keeps 1 / sqrt(var) "
+                                 "finite? And can a variance computed in float come out negative?");
 
 /* ---- The bound --------------------------------------------------------------------------------------------
  * With u = 2^-24 and L = ceil(cols / 32) + 12 additions per value (exercise 13), for a row of mean mu,
@@ -88,7 +88,7 @@ static void expect_norm(enum variant v, const uint16_t *h, const float *gamma, c
     size_t n = (size_t)rows * (size_t)cols;
     float *x = harness_halves_to_floats(kind, h, n);
     uint16_t *got = harness_alloc(n * sizeof *got);
-    char what[96];
+    char what[256];
     snprintf(what, sizeof what, "%s(rows = %d, cols = %d, eps = 1e-5)", NAME[v], rows, cols);
     uint16_t guard = harness_float_to_half(kind, kind == HARNESS_BF16 ? 1e30f : 60000.0f);
     dev_buffer din = dev_input_halves(h, n, guard, 0), dout = dev_output_halves(n);
@@ -110,28 +110,31 @@ static void expect_norm(enum variant v, const uint16_t *h, const float *gamma, c
             uint16_t bits = got[(size_t)r * cols + c];
             double g = harness_half_to_float(kind, bits), err = fabs(g - want);
             if (err <= tol) continue;
-            char have[64], seen[200];
+            char have[64], seen[600];
             harness_describe_half(kind, bits, have, sizeof have);
             const char *h = hint;
             if (bits == HARNESS_POISON_HALF_BITS) {
-                snprintf(seen, sizeof seen, "nothing was written there (it still holds the poison NaN)");
+                snprintf(seen, sizeof seen, "%s", _("nothing was written there (it still holds the poison NaN)"));
                 h = ROW_HINT;
             } else if (isnan(g) && (s.var == 0 || fabs(s.mean) > 100 * sqrt(s.var))) {
                 /* A constant row, or one whose variance is tiny beside its mean: 0 * (1 / sqrt(0)), or
                  * 1 / sqrt of a negative number, are NaN. */
-                snprintf(seen, sizeof seen, "the normalised values of a row of finite values are finite; this "
-                         "row's variance is %.3g, so the variance plus eps must have been 0, negative or NaN",
+                snprintf(seen, sizeof seen, _("the normalised values of a row of finite values are finite; this "
+                                              "row's variance is %.3g, so the variance plus eps must have been 0, "
+                                              "negative or NaN"),
                          s.var);
                 h = EPS_HINT;
             } else if (isnan(g) || isinf(g)) {
-                snprintf(seen, sizeof seen, "the normalised values of a row of finite values are finite: a "
-                         "statistic overflowed, or a value outside d_in, d_gamma or d_beta was read (the "
-                         "checker surrounds them with %g and 1e30)", v == RMSNORM ? 1e30 : 60000.0);
+                snprintf(seen, sizeof seen, _("the normalised values of a row of finite values are finite: a "
+                                              "statistic overflowed, or a value outside d_in, d_gamma or d_beta was "
+                                              "read (the checker surrounds them with %g and 1e30)"),
+                         v == RMSNORM ? 1e30 : 60000.0);
             } else {
-                snprintf(seen, sizeof seen, "off by %.3g, %.3g times the bound (the row's mean is %.6g, its "
-                         "variance %.6g)", g - want, err / tol, s.mean, s.var);
+                snprintf(seen, sizeof seen, _("off by %.3g, %.3g times the bound (the row's mean is %.6g, its "
+                                              "variance %.6g)"),
+                         g - want, err / tol, s.mean, s.var);
             }
-            harness_fail(h, "%s of %s: d_out[%d][%d] should be %.6g within %.3g, but it is %s: %s.", what,
+            harness_fail(_(h), _("%s of %s: d_out[%d][%d] should be %.6g within %.3g, but it is %s: %s."), what,
                          input, r, c, want, tol, have, seen);
         }
     }
@@ -158,8 +161,8 @@ static void expect_random(enum variant v, int rows, int cols, float lo, float hi
     harness_random_floats(gamma, (size_t)cols, 0.5f, 1.5f, salt + 1000);
     harness_random_floats(beta, (size_t)cols, -1.0f, 1.0f, salt + 2000);
     if (v == RMSNORM) memset(beta, 0, (size_t)cols * sizeof *beta);
-    char input[96];
-    snprintf(input, sizeof input, "%s values in [%g, %g)", v == RMSNORM ? "bf16" : "fp16", (double)lo, (double)hi);
+    char input[400];
+    snprintf(input, sizeof input, _("%s values in [%g, %g)"), v == RMSNORM ? "bf16" : "fp16", (double)lo, (double)hi);
     expect_norm(v, h, gamma, beta, rows, cols, input, hint);
     free(h);
     free(gamma);
@@ -205,12 +208,12 @@ START_TEST(test_ex15_constant_rows)
     static const float value[] = {0.0f, 3.0f, -1234.0f};
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) h[(size_t)r * cols + c] = harness_float_to_half(HARNESS_F16, value[r]);
-    const char *input = "rows of 300 equal values (0, 3 and -1234)";
+    const char *input = _("rows of 300 equal values (0, 3 and -1234)");
     expect_norm(TWO_PASS, h, gamma, beta, rows, cols, input, EPS_HINT);
     expect_norm(WELFORD, h, gamma, beta, rows, cols, input, EPS_HINT);
     for (int i = 0; i < rows * cols; i++) h[i] = 0;   /* bf16 zeros */
     memset(beta, 0, cols * sizeof *beta);
-    expect_norm(RMSNORM, h, gamma, beta, rows, cols, "rows of 300 zeros", EPS_HINT);
+    expect_norm(RMSNORM, h, gamma, beta, rows, cols, _("rows of 300 zeros"), EPS_HINT);
     free(h);
     free(gamma);
     free(beta);
@@ -248,11 +251,11 @@ START_TEST(test_ex15_welford_reads_twice)
     /* gamma and beta are read once per row too: 8 bytes per column against the row's 2 per read */
     uint64_t one_read = (uint64_t)rows * cols * 2 / 32, params = (uint64_t)rows * cols * 8 / 32;
     if (m.global_load_sectors > 2 * one_read + params + one_read / 5)
-        harness_fail("Does one loop over the row compute n, mean and m2 together, so that only the writing loop "
-                     "reads the row again?",
-                     "layernorm_welford(rows = %d, cols = %d) read %llu sectors of 32 bytes: %.2f times the %llu "
-                     "that the matrix holds (besides the %llu of gamma and beta), where one pass for the "
-                     "statistics and one to write read it twice.", rows, cols,
+        harness_fail(_("Does one loop over the row compute n, mean and m2 together, so that only the writing loop "
+                       "reads the row again?"),
+                     _("layernorm_welford(rows = %d, cols = %d) read %llu sectors of 32 bytes: %.2f times the %llu "
+                       "that the matrix holds (besides the %llu of gamma and beta), where one pass for the "
+                       "statistics and one to write read it twice."), rows, cols,
                      (unsigned long long)m.global_load_sectors,
                      (double)(m.global_load_sectors - params) / one_read, (unsigned long long)one_read,
                      (unsigned long long)params);
@@ -262,18 +265,18 @@ END_TEST
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
-        {"core: LayerNorm in two passes, fp16 rows of 1 to 4096 values", test_ex15_two_pass, NEEDS_DEVICE},
-        {"core: LayerNorm with Welford's one pass, fp16 rows of 1 to 4096", test_ex15_welford, NEEDS_DEVICE},
-        {"core: RMSNorm, bf16 rows of 1 to 4096 values", test_ex15_rmsnorm, NEEDS_DEVICE},
-        {"concept: a large mean (1000 +- 1), where E[x^2] - E[x]^2 cancels", test_ex15_large_mean, NEEDS_DEVICE},
-        {"edges: rows of equal values (variance 0) and rows of zeros", test_ex15_constant_rows, NEEDS_DEVICE},
-        {"concept: long bf16 rows, where a bf16 sum of squares stops growing", test_ex15_rmsnorm_long_rows,
+        {N_("core: LayerNorm in two passes, fp16 rows of 1 to 4096 values"), test_ex15_two_pass, NEEDS_DEVICE},
+        {N_("core: LayerNorm with Welford's one pass, fp16 rows of 1 to 4096"), test_ex15_welford, NEEDS_DEVICE},
+        {N_("core: RMSNorm, bf16 rows of 1 to 4096 values"), test_ex15_rmsnorm, NEEDS_DEVICE},
+        {N_("concept: a large mean (1000 +- 1), where E[x^2] - E[x]^2 cancels"), test_ex15_large_mean, NEEDS_DEVICE},
+        {N_("edges: rows of equal values (variance 0) and rows of zeros"), test_ex15_constant_rows, NEEDS_DEVICE},
+        {N_("concept: long bf16 rows, where a bf16 sum of squares stops growing"), test_ex15_rmsnorm_long_rows,
          NEEDS_DEVICE},
-        {"sizes: 4099 rows of 3, and rows of 100003", test_ex15_shapes, NEEDS_DEVICE},
-        {"concept: Welford's form reads each row twice", test_ex15_welford_reads_twice, NEEDS_EMULATOR},
+        {N_("sizes: 4099 rows of 3, and rows of 100003"), test_ex15_shapes, NEEDS_DEVICE},
+        {N_("concept: Welford's form reads each row twice"), test_ex15_welford_reads_twice, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"15", "LayerNorm and RMSNorm: Welford's one pass", "exercises/15-layernorm/lesson.md",
+    const harness_exercise ex = {"15", N_("LayerNorm and RMSNorm: Welford's one pass"), "exercises/15-layernorm/lesson.md",
                                  tests};
     return harness_run(&ex, argc, argv);
 }
