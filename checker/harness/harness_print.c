@@ -63,6 +63,12 @@ static void print_wrapped(const char *label, const char *text, int len)
     int width = REPORT_WIDTH - REPORT_INDENT - indent;
     int first = 1;
     size_t left = len > 0 ? (size_t)len : 0;
+    char *tidy = malloc(left + 1);   /* the text without spaces between Chinese characters (text_tidy) */
+    if (tidy) {
+        memcpy(tidy, text, left);
+        left = text_tidy(tidy, left);
+        text = tidy;
+    }
     while (left > 0) {
         size_t next, cut = text_fit(text, left, width, &next);
         if (first && label) printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);
@@ -71,6 +77,7 @@ static void print_wrapped(const char *label, const char *text, int len)
         text += next;
         left -= next;
     }
+    free(tidy);
 }
 
 static void print_sentence(const char *fmt, const char *a, const char *b)

@@ -50,8 +50,15 @@ static void fill(FILE *out, const char *fmt, int argc, char **args)
 
 /* One line (len bytes, no newline), wrapped to width columns: the later lines are indented by hang columns,
  * or as the first one is when hang < 0. */
-static void wrap_line(const char *s, size_t len, int width, int hang)
+static void wrap_line(const char *text, size_t len, int width, int hang)
 {
+    char *tidy = malloc(len + 1);   /* the line without spaces between Chinese characters (text_tidy) */
+    const char *s = text;
+    if (tidy) {
+        memcpy(tidy, text, len);
+        len = text_tidy(tidy, len);
+        s = tidy;
+    }
     size_t indent = 0;
     while (indent < len && s[indent] == ' ') indent++;
     int later = hang >= 0 ? hang : (int)indent;
@@ -66,6 +73,7 @@ static void wrap_line(const char *s, size_t len, int width, int hang)
         if (len > 0) printf("%*s", later, "");
         room = width - later > 20 ? width - later : 20;
     } while (len > 0);
+    free(tidy);
 }
 
 /* One line of tab-separated fields (len bytes) in columns of the given widths (see the usage above). */

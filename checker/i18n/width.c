@@ -112,3 +112,28 @@ size_t text_fit(const char *s, size_t len, int width, size_t *next)
     *next = resume;
     return cut;
 }
+
+/* Chinese sets no space between two of its characters: a report built from fragments ("，第二次调用时，" then
+ * " 应当…") would show one. Removes every run of spaces that has a wide character on both sides, in place;
+ * returns the new length. English text, and a space between Chinese and a Latin word, are left alone. */
+size_t text_tidy(char *s, size_t len)
+{
+    size_t out = 0, i = 0;
+    int prev_wide = 0;
+    while (i < len) {
+        if (s[i] == ' ' && prev_wide) {
+            size_t j = i;
+            while (j < len && s[j] == ' ') j++;
+            size_t size;
+            if (j < len && is_wide(decode((const unsigned char *)s + j, len - j, &size))) { i = j; continue; }
+            while (i < j) s[out++] = s[i++];
+            prev_wide = 0;
+            continue;
+        }
+        size_t size;
+        uint32_t c = decode((const unsigned char *)s + i, len - i, &size);
+        prev_wide = is_wide(c);
+        for (size_t k = 0; k < size; k++) s[out++] = s[i++];
+    }
+    return out;
+}

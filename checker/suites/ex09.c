@@ -10,11 +10,11 @@
 enum op { OP_MAX, OP_MIN, OP_DOT };
 static const char *const OP_NAME[] = {"reduce_max", "reduce_min", "dot_product"};
 static const char *const IDENTITY_HINT[] = {
-    "Which value can never win a max, so that a thread, or a lane, with no element can safely contribute "
-    "it? Is 0 such a value when every element is negative?",
-    "Which value can never win a min, so that a thread, or a lane, with no element can safely contribute "
-    "it? Is 0 such a value when every element is positive?",
-    "What does a dot product of no elements add up to, and where does each thread's sum start?",
+    N_("Which value can never win a max, so that a thread, or a lane, with no element can safely contribute "
+       "it? Is 0 such a value when every element is negative?"),
+    N_("Which value can never win a min, so that a thread, or a lane, with no element can safely contribute "
+       "it? Is 0 such a value when every element is positive?"),
+    N_("What does a dot product of no elements add up to, and where does each thread's sum start?"),
 };
 static const char *NAN_HINT = N_("What do fmaxf(x, NaN) and fmaxf(NaN, x) return? A comparison such as "
                                  "a > b ? a : b does not treat a NaN the same way in both orders.");
