@@ -3,6 +3,8 @@
  * A case runs kernels on inputs drawn from a fixed seed, copies every output buffer back, and records it
  * as one line of the answers file:   name kind tol count hex hex ...
  *   kind  u32 | u64 (integers: must be identical) | f32 | f64 (floats: identical, or within tol ulps)
+ *         | f64n (doubles identical, but any NaN answers a NaN: results of operations with several NaN
+ *         operands, whose payload comes from the operand that ptxas places last in the SASS instruction)
  *   tol   0 for every case but those marked contraction-sensitive: the number of mul+add pairs a GPU
  *         may fuse into one fma on the way to each output word, each allowed one ulp; and the approximate
  *         instructions (kernels/half_ops.cu): the ulps PTX allows, or, negative, an absolute bound 2^tol.
