@@ -654,7 +654,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
                 uint64_t fmt = 0, args = 0;
                 if (in->nargs >= 1) memcpy(&fmt, lm + base + in->args[1], 8);
                 if (in->nargs >= 2) memcpy(&args, lm + base + in->args[2], 8);
-                emu_vprintf(x, w, l, fmt, args);
+                emu_vprintf(x, w, l, in->loc, fmt, args);
                 if (in->flags & EMU_F_TO) memset(lm + base + in->args[0], 0, 4);
             }
             if (x->stop) LEAVE(EMU_W_DONE);

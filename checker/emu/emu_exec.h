@@ -194,7 +194,8 @@ uint16_t emu_half_round(int t, double v, double err, int rnd);
 uint64_t emu_half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c);
 
 /* emu_printf.c */
-void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args);
+/* loc: the call's place in the source, for a finding about the format. */
+void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, uint64_t args);
 
 /* emu_diag.c: one message per kind of finding and launch, plus a count. Each kind has a short noun (its
  * entry in emu_diag.c's table) that, with the file:line the message starts with, is how the harness tells
@@ -203,7 +204,7 @@ enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED
        EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_GLOBAL_RACE, EMU_FD_BAR_DIVERGENT,
        EMU_FD_BAR_EXITED, EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS,
        EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT, EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE,
-       EMU_FD_OOB_PARAM, EMU_FD_COUNT };
+       EMU_FD_OOB_PARAM, EMU_FD_PRINTF_SIZE, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
 int emu_diag_add(int kind, unsigned long times);   /* emu_diag_first for several at once */

@@ -17,7 +17,23 @@ static int arg(emu_ctx *x, emu_warp *w, int lane, uint64_t args, size_t *off, si
     return 1;
 }
 
-void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args)
+/* The size hh (%hhu, %hhd, %hhx): the GPU's printf does not know it. On an H100 it printed bytes of the format
+ * string in its place and the values after it came out wrong (checker/gpu/kernels/printf.cu); the emulator
+ * prints what C would, and says so once per launch. */
+static void no_hh_on_gpu(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char conv)
+{
+    if (!emu_diag_first(EMU_FD_PRINTF_SIZE)) return;
+    char where[800];
+    emu_where(x, w, lane, loc, where, sizeof where);
+    /* TRANSLATORS: every finding's format starts with "%s: " (where it happened, then the kernel, block
+       and thread): keep it at the front. */
+    emu_diag_report(EMU_FD_PRINTF_SIZE, "%s: printf's %%hh%c prints something else on a GPU, whose printf has no "
+                    "size hh: it prints other bytes in its place, and the values after it come out wrong. Print "
+                    "the value with %%%c instead (a char is passed as an int anyway).",
+                    where, conv, conv);
+}
+
+void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, uint64_t args)
 {
     char f[4096];
     size_t n = 0;
@@ -42,9 +58,14 @@ void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint64_t fmt, uint64_t args)
         if (*s == '*') { star_w = 1; spec[k++] = *s++; }
         while (*s >= '0' && *s <= '9' && k < 20) spec[k++] = *s++;
         if (*s == '.') { spec[k++] = *s++; if (*s == '*') { star_p = 1; spec[k++] = *s++; } while (*s >= '0' && *s <= '9' && k < 24) spec[k++] = *s++; }
-        int longs = 0;
-        while (*s && strchr("hlzjtL", *s)) { if (*s == 'l' || *s == 'z' || *s == 'j' || *s == 't') longs++; s++; }
+        int longs = 0, shorts = 0;
+        while (*s && strchr("hlzjtL", *s)) {
+            if (*s == 'l' || *s == 'z' || *s == 'j' || *s == 't') longs++;
+            shorts += *s == 'h';
+            s++;
+        }
         char conv = *s ? *s++ : 0;
+        if (shorts >= 2 && conv && strchr("diuxXo", conv)) no_hh_on_gpu(x, w, lane, loc, conv);
         int wv = 0, pv = 0;
         uint64_t v;
         if (star_w) { arg(x, w, lane, args, &off, 4, &v); wv = (int)(int32_t)v; }

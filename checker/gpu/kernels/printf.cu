@@ -20,8 +20,10 @@ __global__ void k_printf_one(const float *f, const int *i, const double *d)
         return;
     printf("ints: %d %i %u %x %X %o %5d|%-5d|%05d %+d\n", i[0], i[1], (unsigned)i[2], i[3], i[4], i[5], i[6],
            i[7], i[8], i[9]);
-    printf("wide: %ld %lld %llu %llx %hd %hhu\n", (long)i[0] * 100000, (long long)i[1] * -3000000000LL,
-           (unsigned long long)i[2] << 20, (unsigned long long)i[3] << 33, (short)i[4], (unsigned char)i[5]);
+    // No %hh: the GPU's printf does not know that size (an H100 printed bytes of the format string in its
+    // place, and the values after it wrong); the emulator reports it (emu/tests/test_printf_sizes.cu).
+    printf("wide: %ld %lld %llu %llx %hd %hu\n", (long)i[0] * 100000, (long long)i[1] * -3000000000LL,
+           (unsigned long long)i[2] << 20, (unsigned long long)i[3] << 33, (short)i[4], (unsigned short)i[5]);
     printf("chars: %c%c%c [%s] [%10s] [%-6s] [%.3s] %%\n", 'a' + (i[0] & 7), 'Z', '0' + (i[1] & 7), "text",
            "right", "left", "truncated");
     printf("floats: %f %.3f %10.2f %-10.1f| %e %.2E %g %G %g\n", f[0], f[1], f[2], f[3], f[4], f[5], f[6],
