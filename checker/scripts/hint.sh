@@ -17,7 +17,8 @@ mkdir -p "$STATE_DIR/hints"
 
 # The hint (a number) for a failure: the first line of the manifest for exercise NN whose text is in
 # the failed test's name or message (read on stdin), in English (the emulator's tags stay English) or in
-# the learner's language; nothing when none is.
+# the learner's language; nothing when none is. A line with no text matches any failure: its number is
+# followed by "any" (the hint is where to start, not an answer to this failure).
 symptom_hint() {
     local nn=$1 failure translated
     failure=$(cat)
@@ -29,7 +30,8 @@ symptom_hint() {
     while IFS='|' read -r hint text; do
         translated=$text
         [ -n "$text" ] && [ "$(course_language)" != en ] && translated=$(course_phrase "$text")
-        if [ -z "$text" ] || grep -qF -e "$text" -e "$translated" <<<"$failure"; then echo "$hint"; break; fi
+        if [ -z "$text" ]; then echo "$hint any"; break; fi
+        if grep -qF -e "$text" -e "$translated" <<<"$failure"; then echo "$hint"; break; fi
     done
 }
 
@@ -76,7 +78,8 @@ start="" shown=""
 [ -f "$state_file" ] && read -r start shown _ <"$state_file"
 case ${shown:-x} in '' | *[!0-9]*) shown=${start:-0} start=1 ;; esac   # the older one-number state: seen
 case ${start:-x} in '' | *[!0-9]*) start=1 ;; esac
-symptom=$(cat "$STATE_DIR/hints/ex$nn.symptom" 2>/dev/null)
+symptom="" matched=""
+[ -f "$STATE_DIR/hints/ex$nn.symptom" ] && read -r symptom matched _ <"$STATE_DIR/hints/ex$nn.symptom"
 case $symptom in '' | *[!0-9]*) symptom="" ;; esac
 if [ -n "$symptom" ] && [ "$symptom" -le "$count" ] && [ "$symptom" != "$start" ]; then start=$symptom shown=0; fi
 [ "$start" -ge 1 ] && [ "$start" -le "$count" ] || start=1
@@ -87,7 +90,7 @@ if [ $describe = 1 ]; then
         textf 'nothing: the lesson has no hints'
     elif [ "$shown" -ge "$count" ]; then
         textf 'all %s hints again' "$count"
-    elif [ -n "$symptom" ] && [ "$shown" = 0 ]; then
+    elif [ -n "$symptom" ] && [ "$matched" != any ] && [ "$shown" = 0 ]; then
         textf 'a question about this failure (hint %s of %s)' "$start" "$count"
     else
         textf 'a question that points the way (hint %s of %s)' "$(( (start - 1 + shown) % count + 1 ))" "$count"
@@ -122,7 +125,7 @@ k=$(( (start - 1 + shown) % count + 1 ))
 shown=$((shown + 1))
 echo "$start $shown" >"$state_file"
 sayf 'Exercise %s: %s' "$nn" "$(exercise_title "$nn")"
-[ "$shown" = 1 ] && [ -n "$symptom" ] && [ "$start" = "$k" ] &&
+[ "$shown" = 1 ] && [ -n "$symptom" ] && [ "$matched" != any ] && [ "$start" = "$k" ] &&
     say "$DIM$(textf 'The hint for the first failure of your last `make ex%s`:' "$nn")$RESET"
 say ""
 show "$k"
