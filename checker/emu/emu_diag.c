@@ -39,7 +39,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_GUARD_READ] = N_(EMU_KIND_GUARD_READ),
     [EMU_FD_GUARD_WRITE] = N_(EMU_KIND_GUARD_WRITE),
     [EMU_FD_OOB_PARAM] = N_("read outside the kernel's parameters"),
-    [EMU_FD_PRINTF_SIZE] = N_("printf format that a GPU does not print"),
+    [EMU_FD_PRINTF_FORMAT] = N_("printf format that a GPU does not print"),
 };
 /* xgettext sees literals only: the two guard kinds of emu.h, for the catalog. */
 static const char *const guard_kinds[] __attribute__((unused)) = { N_("read outside the input"),

@@ -17,20 +17,28 @@ static int arg(emu_ctx *x, emu_warp *w, int lane, uint64_t args, size_t *off, si
     return 1;
 }
 
-/* The size hh (%hhu, %hhd, %hhx): the GPU's printf does not know it. On an H100 it printed bytes of the format
- * string in its place and the values after it came out wrong (checker/gpu/kernels/printf.cu); the emulator
- * prints what C would, and says so once per launch. */
-static void no_hh_on_gpu(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char conv)
+/* Two things that the GPU's printf does not do, though C's does: the size hh (%hhu, %hhd, %hhx) and a
+ * precision taken from an argument (%.*f). On an H100 either printed something else in its place (bytes of
+ * the format string, wrong digits, the conversion's own text) and the values after it came out wrong
+ * (checker/gpu/kernels/printf.cu). The emulator prints what C would, and says so once per launch. */
+static void not_on_gpu(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, const char *conversion, int hh)
 {
-    if (!emu_diag_first(EMU_FD_PRINTF_SIZE)) return;
+    if (!emu_diag_first(EMU_FD_PRINTF_FORMAT)) return;
     char where[800];
     emu_where(x, w, lane, loc, where, sizeof where);
     /* TRANSLATORS: every finding's format starts with "%s: " (where it happened, then the kernel, block
        and thread): keep it at the front. */
-    emu_diag_report(EMU_FD_PRINTF_SIZE, "%s: printf's %%hh%c prints something else on a GPU, whose printf has no "
-                    "size hh: it prints other bytes in its place, and the values after it come out wrong. Print "
-                    "the value with %%%c instead (a char is passed as an int anyway).",
-                    where, conv, conv);
+    /* xgettext:c-format */
+    const char *hh_text = N_("%s: printf's %s prints something else on a GPU, whose printf has no size hh: it "
+                             "prints other bytes in its place, and the values after it come out wrong. Leave "
+                             "out the hh (a char is passed as an int anyway).");
+    /* TRANSLATORS: the same "%s: " at the front. */
+    /* xgettext:c-format */
+    const char *star_text = N_("%s: printf's %s takes its precision from an argument (.*), which the GPU's "
+                               "printf does not do: it prints other text in its place, and the values after it "
+                               "come out wrong. Write the precision into the format instead (%%.2f, not "
+                               "%%.*f).");
+    emu_diag_report(EMU_FD_PRINTF_FORMAT, hh ? hh_text : star_text, where, conversion);
 }
 
 void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, uint64_t args)
@@ -65,7 +73,11 @@ void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, 
             s++;
         }
         char conv = *s ? *s++ : 0;
-        if (shorts >= 2 && conv && strchr("diuxXo", conv)) no_hh_on_gpu(x, w, lane, loc, conv);
+        if ((shorts >= 2 || star_p) && conv) {
+            char conversion[48];
+            snprintf(conversion, sizeof conversion, "%.*s%s%c", (int)k, spec, shorts >= 2 ? "hh" : "", conv);
+            not_on_gpu(x, w, lane, loc, conversion, shorts >= 2);
+        }
         int wv = 0, pv = 0;
         uint64_t v;
         if (star_w) { arg(x, w, lane, args, &off, 4, &v); wv = (int)(int32_t)v; }
