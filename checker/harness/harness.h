@@ -126,7 +126,8 @@ typedef struct harness_exercise {
 /* Runs the exercise's tests one at a time, each in its own process with a timeout, and prints each
  * test's lines of the report as it finishes. Options: --tap FILE, --xml FILE (results for tools),
  * --only TEXT (tests whose names contain it), --summary (a last line "RESULT passed=.. failed=..
- * skipped=.."), --second-opinion (the emulator after a GPU run: only what the GPU could not show).
+ * skipped=.."), --second-opinion (the emulator after a GPU run: only what the GPU could not show),
+ * --opinion-follows (a GPU run that the second opinion follows: its verdict does not call the exercise done).
  * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when tests were skipped. */
 int harness_run(const harness_exercise *ex, int argc, char **argv);
 

@@ -82,6 +82,7 @@ typedef struct options {
     const char *tap, *xml, *only;
     int summary;
     int second_opinion; /* the emulator after a GPU run: only what the GPU could not show */
+    int opinion_follows; /* a GPU run that the emulator's second opinion follows: it gives the verdict */
 } options;
 
 static options parse_options(int argc, char **argv)
@@ -93,6 +94,7 @@ static options parse_options(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) o.only = argv[++i];
         else if (!strcmp(argv[i], "--summary")) o.summary = 1;
         else if (!strcmp(argv[i], "--second-opinion")) o.second_opinion = 1;
+        else if (!strcmp(argv[i], "--opinion-follows")) o.opinion_follows = 1;
         else fprintf(stderr, "checker: ignoring unknown option %s\n", argv[i]);
     }
     return o;
@@ -230,10 +232,16 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (why) {
             *r = (harness_result){.name = name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
             skipped += t->needs != NEEDS_NOTHING && !backend;
-            if (4 + text_width(name, strlen(name)) + 3 + text_width(why, strlen(why)) <= 100)
-                printf("  %s-%s %s %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
+            /* The reason in brackets, full-width ones in Chinese, which take no space before them. */
+            char bracketed[512];
+            /* TRANSLATORS: why a test did not run, after its name; full-width brackets take no space before
+               them. */
+            snprintf(bracketed, sizeof bracketed, _("(%s)"), why);
+            const char *gap = (unsigned char)bracketed[0] >= 0x80 ? "" : " ";
+            if (4 + text_width(name, strlen(name)) + strlen(gap) + text_width(bracketed, strlen(bracketed)) <= 100)
+                printf("  %s-%s %s%s%s%s%s\n", DIM, RESET, name, gap, DIM, bracketed, RESET);
             else   /* the reason on a line of its own, rather than past the terminal's 100 columns */
-                printf("  %s-%s %s\n      %s(%s)%s\n", DIM, RESET, name, DIM, why, RESET);
+                printf("  %s-%s %s\n      %s%s%s\n", DIM, RESET, name, DIM, bracketed, RESET);
             fflush(stdout);
             continue;
         }
@@ -282,6 +290,8 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     char lesson[512];
     if (ran == 0)
         printf(_("No test of exercise %s could run here.\n"), ex->number);
+    else if (failed == 0 && opt.opinion_follows)
+        printf(_("%sAll %d tests pass on the GPU.%s\n"), GREEN, passed, RESET);
     else if (failed == 0)
         printf(_("%sAll %d tests pass: exercise %s is done.%s\n"), GREEN, passed, ex->number, RESET);
     else if (passed == 0 && all_unwritten)

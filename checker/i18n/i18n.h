@@ -51,8 +51,9 @@ int text_width(const char *s, size_t len);
  * as ，。） or after an opening one such as （), or, when a word alone is wider than the line, inside it. */
 size_t text_fit(const char *s, size_t len, int width, size_t *next);
 
-/* Removes, in place, the spaces between two wide (Chinese) characters, which Chinese does not set and a
- * sentence joined from fragments may contain; returns the text's new length. */
+/* Removes, in place, a single space between two wide (Chinese) characters, which Chinese does not set and
+ * a sentence joined from fragments may contain (two or more are a table's columns: kept); returns the text's
+ * new length. */
 size_t text_tidy(char *s, size_t len);
 
 #endif

@@ -114,8 +114,9 @@ size_t text_fit(const char *s, size_t len, int width, size_t *next)
 }
 
 /* Chinese sets no space between two of its characters: a report built from fragments ("，第二次调用时，" then
- * " 应当…") would show one. Removes every run of spaces that has a wide character on both sides, in place;
- * returns the new length. English text, and a space between Chinese and a Latin word, are left alone. */
+ * " 应当…") would show one. Removes every single space that has a wide character on both sides, in place;
+ * returns the new length. English text, a space between Chinese and a Latin word, and two or more spaces
+ * (a table's columns) are left alone. */
 size_t text_tidy(char *s, size_t len)
 {
     size_t out = 0, i = 0;
@@ -125,7 +126,10 @@ size_t text_tidy(char *s, size_t len)
             size_t j = i;
             while (j < len && s[j] == ' ') j++;
             size_t size;
-            if (j < len && is_wide(decode((const unsigned char *)s + j, len - j, &size))) { i = j; continue; }
+            if (j == i + 1 && j < len && is_wide(decode((const unsigned char *)s + j, len - j, &size))) {
+                i = j;
+                continue;
+            }
             while (i < j) s[out++] = s[i++];
             prev_wide = 0;
             continue;

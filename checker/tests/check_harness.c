@@ -85,6 +85,26 @@ START_TEST(test_harness_random_ints_replay_and_stay_in_range)
 }
 END_TEST
 
+/* Tidies a copy of text and compares it with want. */
+static void expect_tidy(const char *text, const char *want)
+{
+    char buf[256];
+    size_t len = strlen(text);
+    memcpy(buf, text, len);
+    len = text_tidy(buf, len);
+    buf[len] = '\0';
+    ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_text_tidy_joins_chinese_and_keeps_columns)
+{
+    expect_tidy("第二次调用时， 应当", "第二次调用时，应当");   /* fragments joined by one space */
+    expect_tidy("线程块 256 个", "线程块 256 个");            /* Chinese beside a number keeps its space */
+    expect_tidy("one two", "one two");
+    expect_tidy("（v6）     你的     参考", "（v6）     你的     参考");   /* a table's columns */
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -95,6 +115,7 @@ int main(int argc, char **argv)
         {"sizes: ascending, with the edge sizes, ending at the limit", test_harness_sizes_are_ascending_and_end_at_the_limit, NEEDS_NOTHING},
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
+        {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
