@@ -17,7 +17,8 @@ are in checker/i18n/extract.sh). The rules, each a way the Chinese report drifts
      phrase's translation (a hints.txt line counts for its exercise's suite, the harness and the emulator).
      The test names' prefixes are translated as one set (core: 基本：, sizes: 规模：, ...).
   4. Lessons: a path to a page that has a Chinese twin names the twin (lesson.zh-CN.md); a Chinese lesson
-     that quotes a test ("“概念：线程块减半”") quotes the name the report gives it.
+     that quotes a test ("“概念：线程块减半”") quotes the name the report gives it, and the table of
+     reading-the-report.zh-CN.md names each kind of finding as the report does.
   5. Grades: exercise 02 with a __syncthreads() missing (checker/corpus/ex02/forgot_sync_in_loop.patch),
      graded as `make ex02` does: under COURSE_LANG=zh in Chinese, every line within 100 columns, and with
      no language set, no Chinese at all.
@@ -200,6 +201,16 @@ def rule_lessons(r, catalog):
                 r.fail("%s quotes the test “%s”, which the report does not name so" % (os.path.relpath(twin, ROOT), test))
 
 
+def rule_kinds(r, catalog):
+    """reading-the-report.zh-CN.md names each kind of finding as the report does: a table row that starts
+    "| 中文（english kind） |" has, for an English kind the catalog translates, the catalog's words."""
+    words = {e["id"]: e["strs"][0] for _, e in catalog if e["id"] and e["strs"] and e["strs"][0]}
+    page = os.path.join(ROOT, "lessons", "reading-the-report.zh-CN.md")
+    for zh, en in re.findall(r"^\| ([^|（]+)（([^）|]+)） \|", open(page, encoding="utf-8").read(), re.M):
+        if en in words and words[en] != zh:
+            r.fail("%s calls the finding “%s” %s, the report %s" % (os.path.relpath(page, ROOT), en, zh, words[en]))
+
+
 def grade(env_language):
     """The report of GRADED, graded by grade.sh in a scratch copy as `make exNN` does; env_language: the
     language variables to set (all others unset)."""
@@ -233,6 +244,7 @@ def main():
     rule_current(r, catalog)
     rule_phrases(r, catalog)
     rule_lessons(r, catalog)
+    rule_kinds(r, catalog)
     graded = ""
     if "--catalog" not in sys.argv[1:]:
         graded = ", and exercise %s graded in both languages" % GRADED[0]
