@@ -12,12 +12,35 @@ if [ -z "$file" ]; then
     exit 2
 fi
 
+# On a GPU the emulator grades too, and its build runs beside the GPU's from the start: with Thrust and
+# CUB each build takes many seconds. Its messages wait in build.out until the emulator's turn.
+emu_build=""
+if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
+    mkdir -p "$BUILD/emu/learner/ex$nn"
+    checker/scripts/build-suite.sh "$nn" "$file" "$BUILD/emu/learner/ex$nn" emu \
+        >"$BUILD/emu/learner/ex$nn/build.out" 2>&1 &
+    emu_build=$!
+    trap 'kill "$emu_build" 2>/dev/null' EXIT
+fi
+
+# build_for BACKEND OUT: the learner's file built against the suite, or the build started above.
+build_for() {
+    if [ "$1" = emu ] && [ -n "$emu_build" ]; then
+        wait "$emu_build"
+        local status=$?
+        emu_build=""
+        cat "$2/build.out"
+        return $status
+    fi
+    checker/scripts/build-suite.sh "$nn" "$file" "$2" "$1"
+}
+
 # Builds and runs the learner's file on one backend; returns the suite's exit status.
 run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
     shift
     progress_note "$(textf 'Compiling %s with nvcc...' "$file")"
-    checker/scripts/build-suite.sh "$nn" "$file" "$out" "$backend" || {
+    build_for "$backend" "$out" || {
         local status=$?
         say ""
         sayf 'Fix the first error above in %s, then run `make ex%s` again.' "$file" "$nn"
