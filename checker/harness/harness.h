@@ -127,7 +127,8 @@ typedef struct harness_exercise {
  * test's lines of the report as it finishes. Options: --tap FILE, --xml FILE (results for tools),
  * --only TEXT (tests whose names contain it), --summary (a last line "RESULT passed=.. failed=..
  * skipped=.."), --second-opinion (the emulator after a GPU run: only what the GPU could not show),
- * --opinion-follows (a GPU run that the second opinion follows: its verdict does not call the exercise done).
+ * --opinion-follows (a GPU run that the second opinion follows: its verdict only counts, the second one
+ * says whether the exercise is done or what to fix).
  * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when tests were skipped. */
 int harness_run(const harness_exercise *ex, int argc, char **argv);
 
