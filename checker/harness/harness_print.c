@@ -31,24 +31,23 @@ void report_begin(int use_colour)
     nseen = 0;
 }
 
-/* 1 if key (of len bytes, with a one-letter class in front: f finding, h hint) was shown before; else
- * remembers it and returns 0. */
-static int shown_before(char class, const char *key, size_t len)
+/* 1 if key (of len bytes, with a one-letter class in front: f finding, h hint) was shown before. */
+static int was_shown(char class, const char *key, size_t len)
 {
     for (int i = 0; i < nseen; i++)
         if (seen[i][0] == class && strlen(seen[i] + 1) == len && !strncmp(seen[i] + 1, key, len)) return 1;
+    return 0;
+}
+
+/* was_shown, and a key not shown before is remembered. */
+static int shown_before(char class, const char *key, size_t len)
+{
+    if (was_shown(class, key, len)) return 1;
     if (nseen < REPORT_SEEN_MAX && (seen[nseen] = malloc(len + 2)) != NULL) {
         seen[nseen][0] = class;
         memcpy(seen[nseen] + 1, key, len);
         seen[nseen++][len + 1] = '\0';
     }
-    return 0;
-}
-
-static int was_shown(char class, const char *key, size_t len)
-{
-    for (int i = 0; i < nseen; i++)
-        if (seen[i][0] == class && strlen(seen[i] + 1) == len && !strncmp(seen[i] + 1, key, len)) return 1;
     return 0;
 }
 
@@ -63,12 +62,8 @@ static void print_wrapped(const char *label, const char *text, int len)
     int width = REPORT_WIDTH - REPORT_INDENT - indent;
     int first = 1;
     size_t left = len > 0 ? (size_t)len : 0;
-    char *tidy = malloc(left + 1);   /* the text without spaces between Chinese characters (text_tidy) */
-    if (tidy) {
-        memcpy(tidy, text, left);
-        left = text_tidy(tidy, left);
-        text = tidy;
-    }
+    char *tidy = text_tidy_copy(text, &left);
+    if (tidy) text = tidy;
     while (left > 0) {
         size_t next, cut = text_fit(text, left, width, &next);
         if (first && label) printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);

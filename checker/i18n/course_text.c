@@ -52,13 +52,8 @@ static void fill(FILE *out, const char *fmt, int argc, char **args)
  * or as the first one is when hang < 0. */
 static void wrap_line(const char *text, size_t len, int width, int hang)
 {
-    char *tidy = malloc(len + 1);   /* the line without spaces between Chinese characters (text_tidy) */
-    const char *s = text;
-    if (tidy) {
-        memcpy(tidy, text, len);
-        len = text_tidy(tidy, len);
-        s = tidy;
-    }
+    char *tidy = text_tidy_copy(text, &len);
+    const char *s = tidy ? tidy : text;
     size_t indent = 0;
     while (indent < len && s[indent] == ' ') indent++;
     int later = hang >= 0 ? hang : (int)indent;

@@ -56,4 +56,8 @@ size_t text_fit(const char *s, size_t len, int width, size_t *next);
  * new length. */
 size_t text_tidy(char *s, size_t len);
 
+/* A tidied copy of the len bytes at s, to free(); *len becomes its length. NULL (and *len unchanged) when
+ * there is no memory for it: the caller then goes on with s as it is. */
+char *text_tidy_copy(const char *s, size_t *len);
+
 #endif

@@ -3,6 +3,8 @@
 #include "i18n.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The character at s (at most len bytes, len >= 1): its code point, and its length in *size. A byte
  * that does not start valid UTF-8 is taken alone, as itself. */
@@ -140,4 +142,14 @@ size_t text_tidy(char *s, size_t len)
         for (size_t k = 0; k < size; k++) s[out++] = s[i++];
     }
     return out;
+}
+
+char *text_tidy_copy(const char *s, size_t *len)
+{
+    char *copy = malloc(*len + 1);
+    if (!copy) return NULL;
+    memcpy(copy, s, *len);
+    *len = text_tidy(copy, *len);
+    copy[*len] = '\0';
+    return copy;
 }

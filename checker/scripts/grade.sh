@@ -12,10 +12,13 @@ if [ -z "$file" ]; then
     exit 2
 fi
 
-# On a GPU the emulator grades too, and its build runs beside the GPU's from the start: with Thrust and
-# CUB each build takes many seconds. Its messages wait in build.out until the emulator's turn.
+# On a GPU the emulator grades too: several classic bugs give the right sum on real hardware. Its second
+# opinion gives the verdict, and its build runs beside the GPU's from the start: with Thrust and CUB each
+# build takes many seconds. Its messages wait in build.out until the emulator's turn.
+second_opinion=""
+[ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && second_opinion=1
 emu_build=""
-if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
+if [ -n "$second_opinion" ]; then
     mkdir -p "$BUILD/emu/learner/ex$nn"
     checker/scripts/build-suite.sh "$nn" "$file" "$BUILD/emu/learner/ex$nn" emu \
         >"$BUILD/emu/learner/ex$nn/build.out" 2>&1 &
@@ -65,11 +68,9 @@ if [ "$BACKEND" = emu ]; then
         say "$DIM$(textf "No GPU here: the course's emulator runs your kernels (a GPU's answers, no timings).")$RESET"
     fi
 fi
-# On a GPU the emulator's second opinion (below) gives the verdict.
-if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then run_on gpu --opinion-follows; else run_on "$BACKEND"; fi
+if [ -n "$second_opinion" ]; then run_on gpu --opinion-follows; else run_on "$BACKEND"; fi
 status=$?
-# On a GPU the emulator grades too: several classic bugs give the right sum on real hardware.
-if [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ]; then
+if [ -n "$second_opinion" ]; then
     say ""
     say "$DIM$(textf "The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:")$RESET"
     run_on emu --second-opinion || status=1
