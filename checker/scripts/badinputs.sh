@@ -33,12 +33,15 @@ max_lines=200                  # a report longer than this is not "one clear mes
 
 # The cases: NAME|NN|SOURCE (a file, or EMPTY, or DELETED)|expected text
 cases() {
-    echo "empty_file|02|EMPTY|is missing or empty"
-    echo "deleted_file|02|DELETED|has no .cu file"
+    if test_selects 02; then
+        echo "empty_file|02|EMPTY|is missing or empty"
+        echo "deleted_file|02|DELETED|has no .cu file"
+    fi
     for f in checker/badinputs/*.cu; do
         [ -e "$f" ] || continue
         nn=$(sed -n 's:^// exercise\: *::p' "$f" | head -n 1)
         expect=$(sed -n 's:^// expect\: *::p' "$f" | head -n 1)
+        test_selects "$nn" || continue
         echo "$(basename "$f" .cu)|$nn|$f|$expect"
     done
 }

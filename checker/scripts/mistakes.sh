@@ -28,6 +28,7 @@ root=$(pwd)
 entries() {
     local f
     for f in checker/corpus/ex*/*.patch; do
+        test_selects "$(basename "$(dirname "$f")" | sed 's/^ex//')" || continue
         [ -e "$f" ] && [ -n "$(corpus_header "$f" 'report-[a-z]*' | head -n 1)" ] && echo "$f"
     done
     return 0

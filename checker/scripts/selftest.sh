@@ -42,6 +42,7 @@ entry_source() {
     echo "$src"
 }
 for nn in $(exercise_numbers); do
+    test_selects "$nn" || continue
     file=$(exercise_file "$nn")
     sol=$(solution_file "$nn")
     echo "solution $sol|$nn|$sol|pass||" >>"$items"
