@@ -325,3 +325,106 @@ void harness_describe_half(harness_half_kind k, uint16_t h, char *buf, size_t le
 void *harness_alloc(size_t bytes);
 
 #endif /* HARNESS_HALVES_H */
+
+/* ==== Evidence: what came back, and the known mistake it matches (harness_evidence.c) ==================
+ * A failure's words and its hint follow what the learner's code did: the outputs still holding the poison
+ * (and which ones), off by a constant factor or a constant, NaN or inf (where), just past the bound, or
+ * equal to what a known mistake gives on the same input (a suite's "bug models"). Each piece of evidence is
+ * also one machine-readable line, "evidence: TAG key=value ...", in the failed test's TAP block, where
+ * `make hint` reads it (checker/scripts/hint.sh). */
+#ifndef HARNESS_EVIDENCE_H
+#define HARNESS_EVIDENCE_H
+
+#define HARNESS_EVIDENCE_PREFIX "evidence: "
+
+/* Records one piece of evidence for this test's failure: "TAG", then the key=value pairs of fmt (fmt may be
+ * NULL). harness_fail_at carries the lines in the failure's message; the report does not show them, the
+ * TAP file gives each its own line. */
+void harness_evidence(const char *tag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The lines recorded so far in this test's process, each "evidence: ...\n" ("" when none). */
+const char *harness_evidence_lines(void);
+/* Forgets the lines recorded with this tag. */
+void harness_evidence_drop(const char *tag);
+
+/* An output as a check compares it: rows x cols values, row-major (rows = 1 for a flat array), as doubles. */
+typedef struct harness_output {
+    size_t rows, cols;
+    const double *want;             /* the right values */
+    const double *got;              /* what came back, NaN and inf as they are */
+    const unsigned char *unwritten; /* 1 where the output still holds the poison; NULL when none does */
+    const double *tol;              /* the error each output may have, or NULL: tol_all for every one */
+    double tol_all;
+    double model_rel;               /* how far (relatively) an output may stand from a bug model's and still
+                                       match it: the model and the learner's code round differently (0 for
+                                       exact results) */
+} harness_output;
+
+/* A known mistake, as a table row of a suite: the output it gives on the test's own input. */
+typedef struct harness_bug_model {
+    const char *name;      /* the evidence's name for it, "max-from-zero" */
+    /* Writes the outputs the mistake gives on this test's input (ctx: the suite's own description of it),
+     * harness_unwritten() where it writes nothing; returns 0 where the mistake is not in play (not in this
+     * function, or not told apart from the right output on this input). param: the row's own (a block
+     * size, say, for a mistake whose output depends on how the work is split; see HARNESS_EACH_BLOCK). */
+    int (*compute)(const void *ctx, int param, double *out);
+    int param;
+    const char *sentence;  /* N_(): what the outputs then are, "they are what a softmax whose max starts at 0
+                              gives: ..." (a fragment that follows "but it is X: ") */
+    const char *hint;      /* N_(): the question the report asks */
+    int lesson_hint;       /* the lesson's hint that `make hint` starts at (0: hints.txt decides) */
+} harness_bug_model;
+
+/* One row per block size a learner may choose, 32 to 1024, for a mistake whose output depends on how the
+ * threads share the work: {name, compute, 32, ...}, {name, compute, 64, ...}, ... */
+#define HARNESS_EACH_BLOCK(name, compute, sentence, hint, lesson_hint)                                       \
+    {name, compute, 32, sentence, hint, lesson_hint}, {name, compute, 64, sentence, hint, lesson_hint},     \
+    {name, compute, 128, sentence, hint, lesson_hint}, {name, compute, 256, sentence, hint, lesson_hint},   \
+    {name, compute, 512, sentence, hint, lesson_hint}, {name, compute, 1024, sentence, hint, lesson_hint}
+
+/* What the evidence came to, for the suite's message. */
+enum harness_seen {
+    SEEN_NOTHING,     /* every output right */
+    SEEN_MODEL,       /* the outputs are a bug model's (two models: both are named) */
+    SEEN_UNWRITTEN,   /* some outputs still hold the poison */
+    SEEN_NONFINITE,   /* NaN or inf where the result is finite */
+    SEEN_FACTOR,      /* every wrong output is the right one times one factor */
+    SEEN_ROW_FACTOR,  /* each wrong row is the right row times a factor of its own */
+    SEEN_OFFSET,      /* every wrong output is off by one constant */
+    SEEN_NEAR_BOUND,  /* every wrong output is just past the bound: a systematic rounding */
+    SEEN_PATTERN,     /* only some rows or columns are wrong */
+    SEEN_UNEXPLAINED, /* wrong, in no way the checker knows */
+};
+
+#define HARNESS_CANDIDATES 8
+
+typedef struct harness_diagnosis {
+    enum harness_seen seen;
+    const harness_bug_model *model, *also; /* the mistake the outputs match, and a second one they match too */
+    const harness_bug_model *candidates[HARNESS_CANDIDATES]; /* every one they match (ncandidates) */
+    int ncandidates;
+    const harness_bug_model *models;       /* the table they came from */
+    const char *hint;                      /* the model's question (translated), or NULL */
+    double factor, offset, ratio;          /* SEEN_FACTOR's factor (the range of SEEN_ROW_FACTOR's in factor
+                                              and offset), SEEN_OFFSET's constant, the worst error / bound */
+    size_t wrong, count;                   /* how many outputs are wrong, of how many */
+    char words[1400];                      /* what was seen, a fragment for "..., but it is X: <words>." */
+} harness_diagnosis;
+
+/* The value a bug model writes where the mistake leaves the output unwritten. */
+double harness_unwritten(void);
+
+/* Looks at o: first for the first bug model of the table (ending with a zero row; NULL for none) whose
+ * outputs match it, then for the shapes of the error above. Records the evidence and fills d. */
+void harness_diagnose(const harness_output *o, const harness_bug_model *models, const void *ctx,
+                      harness_diagnosis *d);
+
+/* When the outputs matched several bug models: keeps those that the outputs o of another input (ctx), one
+ * that tells them apart, match as well (none: the choice stays), and records the evidence again. */
+void harness_narrow(const harness_output *o, const void *ctx, harness_diagnosis *d);
+
+/* For an int total of h[0..n) that came back wrong: which elements it holds, when it is one of the usual
+ * subsets (only the first k, all but the first k, every m-th, all but a head and a tail); records the
+ * evidence, writes a fragment ("it is the sum of the first 256 elements only: ...") and returns 1, or 0. */
+int harness_explain_subset(const int *h, size_t n, int got, char *buf, size_t len);
+
+#endif /* HARNESS_EVIDENCE_H */

@@ -96,6 +96,7 @@ typedef struct message {
     const char *plain[REPORT_LINES_MAX]; int plain_len[REPORT_LINES_MAX]; int nplain;
     finding found[REPORT_LINES_MAX]; int nfound;
     const char *hint; int hint_len;
+    char mistake[512];   /* the known mistakes its evidence names ("bug-model name=..." lines), or "" */
 } message;
 
 /* The tag of a finding line ("[kind at where] text"), or NULL when line is not one. */
@@ -116,7 +117,13 @@ static void parse_message(const char *msg, message *m)
         const char *end = strchr(line, '\n');
         int len = end ? (int)(end - line) : (int)strlen(line), tag_len = 0;
         const char *tag = tag_of(line, len, &tag_len);
-        if (!strncmp(line, "Hint: ", 6)) {
+        if (!strncmp(line, HARNESS_EVIDENCE_PREFIX, strlen(HARNESS_EVIDENCE_PREFIX))) {
+            /* Evidence for tools (harness_evidence.c), not the learner's to read; the mistake it names
+             * makes a later failure of the same mistake "the same failure". */
+            size_t used = strlen(m->mistake);
+            if (!strncmp(line + strlen(HARNESS_EVIDENCE_PREFIX), "bug-model ", 10) && used + (size_t)len + 1 < sizeof m->mistake)
+                snprintf(m->mistake + used, sizeof m->mistake - used, "%.*s\n", len, line);
+        } else if (!strncmp(line, "Hint: ", 6)) {
             m->hint = line + 6;
             m->hint_len = len - 6;
         } else if (tag) {
@@ -226,7 +233,9 @@ static void print_failure(const char *msg)
                 if (!((*c >= '0' && *c <= '9') || (*c == '-' && c[1] >= '0' && c[1] <= '9')) ||
                     !len || shape[len - 1] != '#')
                     shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
-        if (shown_before('s', shape, len)) {
+        int same_mistake = m.mistake[0] && was_shown('m', m.mistake, strlen(m.mistake));
+        if (m.mistake[0]) shown_before('m', m.mistake, strlen(m.mistake));
+        if (shown_before('s', shape, len) || same_mistake) {
             const char *close = memchr(m.plain[0], ')', (size_t)m.plain_len[0]);
             int what = close ? (int)(close - m.plain[0] + 1) : 0;
             char line[1400];

@@ -55,7 +55,11 @@ void harness_fail_at(const char *file, int line, const char *hint, const char *f
         used += snprintf(msg + used, sizeof msg - (size_t)used, "\n%s", pending);
     pending[0] = '\0';
     if ((size_t)used < sizeof msg && hint && *hint)
-        snprintf(msg + used, sizeof msg - (size_t)used, "\nHint: %s", hint);
+        used += snprintf(msg + used, sizeof msg - (size_t)used, "\nHint: %s", hint);
+    /* The evidence last, one "evidence: ..." line each: for the TAP file and `make hint`, not the report. */
+    const char *evidence = harness_evidence_lines();
+    if ((size_t)used < sizeof msg && *evidence)
+        snprintf(msg + used, sizeof msg - (size_t)used, "\n%.*s", (int)strlen(evidence) - 1, evidence);
     _ck_assert_failed(file, line, "Failed", "%s", msg);
     for (;;) {} /* not reached: Check ends the test above */
 }

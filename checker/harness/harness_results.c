@@ -22,13 +22,16 @@ void harness_write_tap(const char *path, const harness_result *r, int count)
         }
         fprintf(f, "%s %d - %s\n", tap_status(r[i].outcome), i + 1, r[i].name);
         if (r[i].outcome == HARNESS_PASSED || !r[i].message) continue;
+        /* The message, then its evidence lines (harness_evidence.c) each as a key of the block. */
         fprintf(f, "  ---\n  message: |\n");
-        for (const char *line = r[i].message; *line;) {
-            const char *end = strchr(line, '\n');
-            int len = end ? (int)(end - line) : (int)strlen(line);
-            fprintf(f, "    %.*s\n", len, line);
-            line = end ? end + 1 : line + len;
-        }
+        for (int pass = 0; pass < 2; pass++)
+            for (const char *line = r[i].message; *line;) {
+                const char *end = strchr(line, '\n');
+                int len = end ? (int)(end - line) : (int)strlen(line);
+                int evidence = !strncmp(line, HARNESS_EVIDENCE_PREFIX, strlen(HARNESS_EVIDENCE_PREFIX));
+                if (evidence == pass) fprintf(f, pass ? "  %.*s\n" : "    %.*s\n", len, line);
+                line = end ? end + 1 : line + len;
+            }
         fprintf(f, "  ...\n");
     }
     fclose(f);
