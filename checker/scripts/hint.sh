@@ -15,22 +15,59 @@ set -u
 manifest=checker/suites/hints.txt
 mkdir -p "$STATE_DIR/hints"
 
-# The hint (a number) for a failure: the first line of the manifest for exercise NN whose text is in
-# the failed test's name or message (read on stdin), in English (the emulator's tags stay English) or in
-# the learner's language; nothing when none is. A line with no text matches any failure: its number is
-# followed by "any" (the hint is where to start, not an answer to this failure).
+# The hint (a number) for a failure (the failed test's name and TAP block, read on stdin), in this order:
+#  1. the lesson hint that the bug model it matches names ("evidence: bug-model name=N hint=K"), when every
+#     model it matches names the same one (two that disagree leave the choice to the table, unless a line
+#     "evidence: settled name=N" says which of them a second input showed it to be);
+#  2. the first line of the manifest for exercise NN whose key is one of its evidence or finding lines:
+#     "evidence:TAG [key=value...]" matches a line "evidence: TAG key=value..." that starts with it;
+#     "finding:KIND" matches a finding of that kind (the emulator's tag "[KIND at FILE:LINE]" in the
+#     message, or a "finding: kind=KIND ..." line, KIND also with its spaces made hyphens);
+#  3. only for a failure that carries no evidence (a check that did not look at what came back): the first
+#     line whose text is in the failure's name or message, in English (the emulator's tags stay English) or
+#     in the learner's language.
+# A line with no text matches any failure: its number is followed by "any" (the hint is where to start, not
+# an answer to this failure). Nothing when no line matches.
 symptom_hint() {
-    local nn=$1 failure translated
+    local nn=$1 failure translated facts hints fact key
     failure=$(cat)
     [ -f "$manifest" ] || return 0
+    # What the block says as data, one a line: "evidence:TAG key=value..." and "finding:KIND".
+    facts=$(awk '/^ *evidence: / { sub(/^ *evidence: /, ""); print "evidence:" $0; next }
+                 /^ *finding: / && match($0, /kind=[^=]*/) { k = substr($0, RSTART + 5, RLENGTH - 5)
+                                                              sub(/ [a-z_]*$/, "", k); print "finding:" k; next }
+                 /^ *\[[^]]*\] / { k = $0; sub(/^ *\[/, "", k); sub(/\].*/, "", k); sub(/ at .*/, "", k)
+                                   print "finding:" k }' <<<"$failure")
+    # Two models that one input could not tell apart, settled by another input: the one it settled on.
+    local settled
+    settled=$(sed -n 's/^evidence:settled name=\([^ ]*\).*/\1/p' <<<"$facts" | head -n 1)
+    [ -n "$settled" ] && facts=$(grep -v '^evidence:bug-model ' <<<"$facts"
+                                 grep "^evidence:bug-model name=$settled\( \|$\)" <<<"$facts")
+    hints=$(sed -n 's/^evidence:bug-model .*hint=\([0-9][0-9]*\).*/\1/p' <<<"$facts" | sort -u)
+    if [ -n "$hints" ] && [ "$(wc -l <<<"$hints")" = 1 ] &&
+        [ "$(grep -c '^evidence:bug-model ' <<<"$facts")" = "$(grep -c '^evidence:bug-model .*hint=' <<<"$facts")" ]; then
+        echo "$hints"
+        return 0
+    fi
     awk -F'|' -v nn="$nn" '
         function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
         /^[ \t]*(#|$)/ { next }
         trim($1) == nn { print trim($3) "|" trim($2) }' "$manifest" |
     while IFS='|' read -r hint text; do
-        translated=$text
-        [ -n "$text" ] && [ "$(course_language)" != en ] && translated=$(course_phrase "$text")
+        case $text in
+        evidence:* | finding:*)
+            while IFS= read -r fact; do
+                [ -n "$fact" ] || continue
+                key=$text
+                [[ $key == finding:* ]] && [ "${fact//-/ }" = "$key" ] && fact=$key
+                case "$fact " in "$key "* | "$key"[=-]*) echo "$hint"; break 2 ;; esac
+            done <<<"$facts"
+            continue ;;
+        esac
         if [ -z "$text" ]; then echo "$hint any"; break; fi
+        grep -q '^evidence:' <<<"$facts" && continue
+        translated=$text
+        [ "$(course_language)" != en ] && translated=$(course_phrase "$text")
         if grep -qF -e "$text" -e "$translated" <<<"$failure"; then echo "$hint"; break; fi
     done
 }
