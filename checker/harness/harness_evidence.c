@@ -322,6 +322,12 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
                                               "times it: a small, systematic error, as from rounding in a narrower "
                                               "type, not a wrong algorithm (which misses by far more)"),
                  d->wrong, count, d->ratio);
+    } else if (d->wrong < 2) {
+        /* one wrong output has any factor and any offset: they say nothing */
+        d->seen = SEEN_UNEXPLAINED;
+        harness_evidence("unexplained", "wrong=%zu of=%zu ratio=%.3g", d->wrong, count, d->ratio);
+        snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs is wrong, by %.3g times the bound"), d->wrong,
+                 count, d->ratio);
     } else if (scaled(o, wrong, 0, count, &d->factor)) {
         d->seen = SEEN_FACTOR;
         harness_evidence("factor", "k=%.6g", d->factor);
