@@ -80,8 +80,12 @@ static inline dev_buffer dev_output_ints(size_t n) {
 /* ---- Expectations with explanations --------------------------------------------------------------- */
 
 /* Describes how an int result differs from the expected one, as a sentence fragment: the poison value,
- * a whole number of guard values (elements read past the end), or a plain difference. */
-void harness_explain_int(int expected, int actual, char *buf, size_t len);
+ * a whole number of guard values (elements read past the end), or a plain difference (then it returns 0);
+ * records the evidence. */
+int harness_explain_int(int expected, int actual, char *buf, size_t len);
+/* The same for the sum of h[0..n), which says instead of a plain difference which elements the result
+ * holds when it is one of the usual subsets (harness_explain_subset). */
+void harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len);
 
 /* Fails the test with a message in the course's shape: what went wrong, then a hint. */
 #define harness_fail(hint, ...) harness_fail_at(__FILE__, __LINE__, (hint), __VA_ARGS__)
@@ -408,6 +412,8 @@ typedef struct harness_diagnosis {
                                               and offset), SEEN_OFFSET's constant, the worst error / bound */
     size_t wrong, count;                   /* how many outputs are wrong, of how many */
     char words[1400];                      /* what was seen, a fragment for "..., but it is X: <words>." */
+    char where[400];                       /* which outputs are wrong (or unwritten), "rows 3 to 7" ("" when
+                                              that says nothing: all of them, or one) */
 } harness_diagnosis;
 
 /* The value a bug model writes where the mistake leaves the output unwritten. */

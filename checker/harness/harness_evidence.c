@@ -281,6 +281,7 @@ static int scaled(const harness_output *o, const unsigned char *wrong, size_t fi
 static void classify(const harness_output *o, const unsigned char *wrong, harness_diagnosis *d)
 {
     size_t count = d->count;
+    int exact = !o->tol && o->tol_all == 0;   /* no bound to compare with: an int result */
     unsigned char *mark = calloc(count, 1);
     if (!mark) return;
     where w;
@@ -294,6 +295,7 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
         describe_marks(o, mark, &w);
         d->seen = SEEN_UNWRITTEN;
         harness_evidence("poison", "%s count=%zu of=%zu", w.tag, unwritten, count);
+        if (unwritten < count) snprintf(d->where, sizeof d->where, "%s", w.words);
         snprintf(d->words, sizeof d->words, _n("%zu of the %zu outputs still holds the poison, so nothing was "
                                                "written there: %s",
                                                "%zu of the %zu outputs still hold the poison, so nothing was "
@@ -315,7 +317,7 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
                       : _n("%zu of the %zu outputs is infinite where the result is finite: %s",
                            "%zu of the %zu outputs are infinite where the result is finite: %s", (unsigned long)nonfinite),
                  nonfinite, count, w.words);
-    } else if (d->ratio <= 8) {
+    } else if (!exact && d->ratio <= 8) {
         d->seen = SEEN_NEAR_BOUND;
         harness_evidence("near-bound", "ratio=%.3g wrong=%zu of=%zu", d->ratio, d->wrong, count);
         snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs are past the bound, none by more than %.2g "
@@ -326,8 +328,9 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
         /* one wrong output has any factor and any offset: they say nothing */
         d->seen = SEEN_UNEXPLAINED;
         harness_evidence("unexplained", "wrong=%zu of=%zu ratio=%.3g", d->wrong, count, d->ratio);
-        snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs is wrong, by %.3g times the bound"), d->wrong,
-                 count, d->ratio);
+        if (exact) snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs is wrong"), d->wrong, count);
+        else snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs is wrong, by %.3g times the bound"),
+                      d->wrong, count, d->ratio);
     } else if (scaled(o, wrong, 0, count, &d->factor)) {
         d->seen = SEEN_FACTOR;
         harness_evidence("factor", "k=%.6g", d->factor);
@@ -369,13 +372,18 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
         } else if (d->wrong < count) {
             d->seen = SEEN_PATTERN;
             harness_evidence("wrong", "%s count=%zu of=%zu", w.tag, d->wrong, count);
-            snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs are wrong, the worst by %.3g times the "
-                                                  "bound: %s"), d->wrong, count, d->ratio, w.words);
+            if (exact) snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs are wrong: %s"), d->wrong,
+                                count, w.words);
+            else snprintf(d->words, sizeof d->words, _("%zu of the %zu outputs are wrong, the worst by %.3g times "
+                                                       "the bound: %s"), d->wrong, count, d->ratio, w.words);
+            snprintf(d->where, sizeof d->where, "%s", w.words);
         } else {
             d->seen = SEEN_UNEXPLAINED;
             harness_evidence("unexplained", "wrong=%zu of=%zu ratio=%.3g", d->wrong, count, d->ratio);
-            snprintf(d->words, sizeof d->words, _("every output is wrong, the worst by %.3g times the bound, and "
-                                                  "not in a way the checker knows"), d->ratio);
+            if (exact) snprintf(d->words, sizeof d->words, "%s", _("every output is wrong, and not in a way the "
+                                                                   "checker knows"));
+            else snprintf(d->words, sizeof d->words, _("every output is wrong, the worst by %.3g times the bound, "
+                                                       "and not in a way the checker knows"), d->ratio);
         }
     }
     free(mark);

@@ -82,34 +82,43 @@ static int guard_read_possible(void)
 
 int harness_guard_read_seen(void) { return guard_read_possible(); }
 
-void harness_explain_int(int expected, int actual, char *buf, size_t len)
+int harness_explain_int(int expected, int actual, char *buf, size_t len)
 {
     uint32_t diff = (uint32_t)actual - (uint32_t)expected;
     if (actual == HARNESS_POISON_INT) {
+        harness_evidence("poison", "index=all");
         snprintf(buf, len, _("it still holds the poison value %d that the checker put there: nothing was "
                              "written to it"),
                  HARNESS_POISON_INT);
-        return;
+        return 1;
     }
     if (diff == (uint32_t)HARNESS_POISON_INT) {
+        harness_evidence("not-zeroed", NULL);
         snprintf(buf, len, _("it is the right sum plus the poison value %d that d_out held before the run: "
                              "the accumulator was added to without being set to 0 first"),
                  HARNESS_POISON_INT);
-        return;
+        return 1;
     }
     for (int64_t k = -2 * HARNESS_GUARD_ELEMS; k <= 2 * HARNESS_GUARD_ELEMS && guard_read_possible(); k++) {
         if (k != 0 && diff == (uint32_t)(k * HARNESS_GUARD_INT)) {
             int64_t count = k < 0 ? -k : k;
+            harness_evidence("guard-reads", "count=%" PRId64, count);
             snprintf(buf, len,
                      _n("it is off by %" PRId64 " x %d, the guard value the checker keeps just outside the input: "
                         "%" PRId64 " element outside [0, n) was read%s",
                         "it is off by %" PRId64 " x %d, the guard value the checker keeps just outside the input: "
                         "%" PRId64 " elements outside [0, n) were read%s", (unsigned long)count),
                      k, HARNESS_GUARD_INT, count, backend_is_emulator() ? _(" (the first such read is below)") : "");
-            return;
+            return 1;
         }
     }
     snprintf(buf, len, _("it is off by %" PRId64), (int64_t)actual - (int64_t)expected);
+    return 0;
+}
+
+void harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len)
+{
+    if (!harness_explain_int(expected, actual, buf, len)) harness_explain_subset(h, n, actual, buf, len);
 }
 
 void harness_times(uint64_t count, char *buf, size_t len)

@@ -35,13 +35,17 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
         int got;
         dev_fetch(&out, &got);
         if (got != expected) {
-            char why[256];
-            harness_explain_int(expected, got, why, sizeof why);
+            char why[512];
+            harness_explain_total(h_in, n, expected, got, why, sizeof why);
             /* Not zeroed: the poison plus the sum, or on a second call twice the sum. (The poison alone is
              * "nothing written", even when the sum is 0.) */
             int not_zeroed = got != HARNESS_POISON_INT &&
                              ((unsigned)got - (unsigned)expected == (unsigned)HARNESS_POISON_INT ||
                               (call > 1 && (unsigned)got == 2u * (unsigned)expected && expected != 0));
+            if (not_zeroed) harness_evidence("not-zeroed", NULL);
+            if (not_zeroed && call > 1 && (unsigned)got == 2u * (unsigned)expected)
+                snprintf(why, sizeof why, "%s", _("it is twice the sum: d_out[0] still held the first call's total, "
+                                                  "and this call added to it"));
             const char *hint = not_zeroed                 ? spec->zero_hint
                                : wrong_hint                 ? wrong_hint
                                : got == HARNESS_POISON_INT ? spec->nothing_hint

@@ -5,8 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static const char *ORDER_HINT = N_("A float keeps 24 bits: what is left of 0.3 when it is added to 2^30? Does each "
+static const char ORDER_HINT[] = N_("A float keeps 24 bits: what is left of 0.3 when it is added to 2^30? Does each "
                                    "thread keep the rounding error of every addition in c, whichever of sum and x "
                                    "is the larger (Kahan's original forgets the case where x is), and does c reach "
                                    "the block's double total?");
@@ -29,6 +30,14 @@ static double tolerance(double exact, double abs_sum)
     return 2 * u * fabs(exact) + 64 * u * u * abs_sum;
 }
 
+/* "sum_compensated(n = 1000)", for messages. */
+static const char *what_of(size_t n)
+{
+    static char what[64];
+    snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
+    return what;
+}
+
 static float *alloc_floats(size_t n)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);
@@ -36,11 +45,33 @@ static float *alloc_floats(size_t n)
     return p;
 }
 
-/* Runs sum_compensated on h and fails with the numbers when the result is outside the bound. */
-static void expect_accurate(const float *h, size_t n, const char *input, const char *hint)
+/* ---- Known mistakes: the sum each gives (ctx: the exact sum) ---------------------------------------------- */
+
+/* The exact sum rounded to a 16-bit float (param: the format): a value or the running sum kept in one. */
+static int model_rounded(const void *ctx, int kind, double *out)
 {
-    double abs_sum, exact = harness_sum_floats(h, n, &abs_sum);
-    double tol = tolerance(exact, abs_sum);
+    double exact = *(const double *)ctx;
+    *out = harness_half_to_float((harness_half_kind)kind, harness_float_to_half((harness_half_kind)kind, (float)exact));
+    return 1;
+}
+
+static const char HALF_SUM[] = N_("it is the exact sum rounded to a 16-bit float: a value, or the running sum, "
+                                  "was kept in a half (fp16, 11 bits) or a bfloat16 (8 bits) on its way");
+static const char HALF_SUM_HINT[] = N_("Which variable of your sum is a __half or a __nv_bfloat16, or goes through "
+                                       "one? A float keeps 24 bits, a half 11.");
+
+static const harness_bug_model SUM_MODELS[] = {
+    {"sum-in-16-bits", model_rounded, HARNESS_F16, HALF_SUM, HALF_SUM_HINT, 1},
+    {"sum-in-16-bits", model_rounded, HARNESS_BF16, HALF_SUM, HALF_SUM_HINT, 1},
+    {0},
+};
+
+/* Runs sum_compensated on h: its result, and the error the bound allows (tol) around the exact sum. */
+static float run_sum(const float *h, size_t n, double *exact, double *tol)
+{
+    double abs_sum;
+    *exact = harness_sum_floats(h, n, &abs_sum);
+    *tol = tolerance(*exact, abs_sum);
     char what[256];
     snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
     dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT), out = dev_output_floats(1);
@@ -48,25 +79,77 @@ static void expect_accurate(const float *h, size_t n, const char *input, const c
     harness_after_launch(what);
     float got;
     dev_fetch(&out, &got);
-    double err = fabs((double)got - exact);
-    if (!(err <= tol)) {
-        char have[48], why[600];
-        harness_describe_float(got, have, sizeof have);
-        harness_explain_float(exact, got, HARNESS_GUARD_FLOAT, why, sizeof why);
-        harness_fail(_(hint), _("%s of %s should give %.9g within %.3g (2u|S| + 64u^2 sum|x|), but it gave %s: "
-                       "%s, %.3g times the bound."), what, input, exact, tol, have, why, err / tol);
-    }
     dev_expect_guards_intact(&out, what);
     dev_expect_unchanged(&in, what);
     dev_free(&in);
     dev_free(&out);
+    return got;
+}
+
+/* Whether the compensation works at all, asked when huge values that cancel swallowed the small ones: a
+ * large sum of values in [0, 1) within the bound says it does, for a running sum larger than each value
+ * (Kahan's case), so what failed is the other case, a value larger than the running sum (Neumaier's). */
+static int compensates_small_values(void)
+{
+    size_t n = harness_large_n();
+    float *h = malloc(n * sizeof *h);
+    if (!h) return -1;
+    harness_random_floats(h, n, 0.0f, 1.0f, 1);
+    double exact, tol;
+    float got = run_sum(h, n, &exact, &tol);
+    free(h);
+    return fabs((double)got - exact) <= tol;
+}
+
+/* Runs sum_compensated on h and fails with the numbers when the result is outside the bound; giants: the
+ * input holds huge values that cancel. */
+static void expect_accurate(const float *h, size_t n, const char *input, const char *hint, int giants)
+{
+    double exact, tol;
+    float got = run_sum(h, n, &exact, &tol);
+    double err = fabs((double)got - exact);
+    if (!(err <= tol)) {
+        char have[48], why[1400], extra[600] = "";
+        harness_describe_float(got, have, sizeof have);
+        harness_explain_float(exact, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+        double g = got;
+        harness_output o = {1, 1, &exact, &g, NULL, NULL, tol, 0};
+        harness_diagnosis d;
+        harness_diagnose(&o, SUM_MODELS, &exact, &d);
+        if (d.seen == SEEN_MODEL) snprintf(why, sizeof why, "%s", d.words), hint = d.model->hint;
+        /* A compensation that fails: for every running sum (the large sum fails too), or only where a value
+         * is larger than the running sum (Kahan's original, which Neumaier's fixes). */
+        if (d.seen != SEEN_MODEL && isfinite(got) && n > 1000 && hint == ORDER_HINT) {
+            int small_ok = giants ? compensates_small_values() : 0;
+            if (small_ok == 1) {
+                harness_evidence("bug-model", "name=kahan-not-neumaier hint=3");
+                snprintf(extra, sizeof extra, "%s", _("; yet a large sum of values in [0, 1) is within "
+                                                                "the bound: the compensation keeps what a small "
+                                                                "value loses to a larger running sum, and loses "
+                                                                "what a running sum loses to a larger value, as "
+                                                                "Kahan's original does"));
+                hint = N_("When x is larger than the running sum, which of the two loses its low bits in t = sum "
+                          "+ x, and is (sum - t) + x still exact then?");
+            } else if (small_ok == 0) {
+                harness_evidence("bug-model", "name=compensation-lost hint=4");
+                snprintf(extra, sizeof extra, "%s", _("; even a large sum of values in [0, 1) is off by "
+                                                                "more than the bound: what the compensation keeps "
+                                                                "never reaches the result"));
+                hint = N_("Each thread's c holds what its additions lost: is it added to the thread's sum at the "
+                          "end, and does it reach the block's total, and the grid's?");
+            }
+        }
+        harness_fail(_(hint), _("%s of %s should give %.9g within %.3g (2u|S| + 64u^2 sum|x|), but it gave %s: "
+                                "%s, %.3g times the bound%s."), what_of(n), input, exact, tol, have, why, err / tol,
+                     extra);
+    }
 }
 
 START_TEST(test_ex10_empty_and_single)
 {
     float one = -1234.5f;
-    expect_accurate(&one, 0, _("no element"), INDEX_HINT);
-    expect_accurate(&one, 1, _("the single element -1234.5"), INDEX_HINT);
+    expect_accurate(&one, 0, _("no element"), INDEX_HINT, 0);
+    expect_accurate(&one, 1, _("the single element -1234.5"), INDEX_HINT, 0);
 }
 END_TEST
 
@@ -78,7 +161,7 @@ START_TEST(test_ex10_large_positive_sum)
     size_t n = harness_large_n();
     float *h = alloc_floats(n);
     harness_random_floats(h, n, 0.0f, 1.0f, 1);
-    expect_accurate(h, n, _("random values in [0, 1)"), ORDER_HINT);
+    expect_accurate(h, n, _("random values in [0, 1)"), ORDER_HINT, 0);
     free(h);
 }
 END_TEST
@@ -104,7 +187,7 @@ START_TEST(test_ex10_cancelling_giants)
         h[k * slot + (size_t)offset[k]] = m;
         h[(k + PAIRS) * slot + (size_t)offset[k + PAIRS]] = -m;
     }
-    expect_accurate(h, n, _("values in [0, 1) with 100 pairs of +M and -M (M ~ 2^30) that cancel"), ORDER_HINT);
+    expect_accurate(h, n, _("values in [0, 1) with 100 pairs of +M and -M (M ~ 2^30) that cancel"), ORDER_HINT, 1);
     free(h);
 }
 END_TEST
@@ -116,7 +199,7 @@ START_TEST(test_ex10_every_size)
     for (int k = 0; k < count; k++) {
         float *h = alloc_floats(sizes[k]);
         harness_random_floats(h, sizes[k], -1.0f, 1.0f, 10 + (uint64_t)k);
-        expect_accurate(h, sizes[k], _("random values in [-1, 1)"), INDEX_HINT);
+        expect_accurate(h, sizes[k], _("random values in [-1, 1)"), INDEX_HINT, 0);
         free(h);
     }
 }

@@ -63,18 +63,27 @@ static void expect_allreduce(int blocks, int block, uint64_t salt, const char *h
         harness_describe_float(row[first], have, sizeof have);
         const char *own = row[first] == h[(size_t)b * block + first] ? _(" (its own value: nothing was added "
                                                                          "to it)") : "";
-        if (harness_is_poison_float(row[first]))
+        if (harness_is_poison_float(row[first])) {
+            harness_evidence("poison", "thread=%d block=%d", first, b);
             harness_fail(_("Does every thread write its value, d_out[blockIdx.x * blockDim.x + threadIdx.x]?"),
                          _("%s: thread %d of block %d wrote nothing (its output still holds the poison NaN); "
                            "every thread must write its block's sum, %.0f."), what, first, b, sum);
-        if (lanes0_right)
+        }
+        /* Which threads are right says which step is missing: lane 0 of each warp (a tree of shuffles, not a
+         * butterfly), or warp 0 (the warps' sums added by warp 0 alone). */
+        if (lanes0_right) {
+            harness_evidence("bug-model", "name=lane-0-only hint=1");
             harness_fail(_(BUTTERFLY_HINT), _("%s: lane 0 of every warp holds block %d's sum, %.0f, but %d other "
                            "threads do not: thread %d holds %s. Every thread must end with the sum."), what, b,
                          sum, wrong, first, have);
-        if (warp0_right && block > 32)
+        }
+        if (warp0_right && block > 32) {
+            harness_evidence("bug-model", "name=warp-0-only hint=3");
             harness_fail(_(BROADCAST_HINT), _("%s: the threads of warp 0 hold block %d's sum, %.0f, but thread %d "
                            "(warp %d) holds %s: the other warps never got the result."), what, b, sum, first,
                          first / 32, have);
+        }
+        harness_evidence("wrong", "thread=%d block=%d count=%d of=%d", first, b, wrong, block);
         harness_fail(_(block == 32 ? BUTTERFLY_HINT : hint), _("%s: thread %d of block %d holds %s%s instead of the "
                        "block's sum, %.0f (%d of its %d threads are wrong)."), what, first, b, have, own, sum,
                      wrong, block);
@@ -164,9 +173,14 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
             char have[48], why[600];
             harness_describe_float(g, have, sizeof have);
             explain_stat(want[k], g, why, sizeof why);
-            const char *hint = harness_is_poison_float(g) ? ROW_HINT
-                             : (isfinite(g) && err < 0.05 * fabs(want[k]) + 1e-3) ? ACCUMULATE_HINT
-                             : isinf(g) ? ACCUMULATE_HINT : ROW_HINT;
+            /* What the error is like: nothing written; a small relative error or an infinity, as from a
+             * 16-bit accumulator or square; anything else, the wrong elements. */
+            int rounding = isfinite(g) && err < 0.05 * fabs(want[k]) + 1e-3;
+            const char *hint = harness_is_poison_float(g) ? ROW_HINT : rounding || isinf(g) ? ACCUMULATE_HINT : ROW_HINT;
+            if (harness_is_poison_float(g)) harness_evidence("poison", "row=%d", r);
+            else if (rounding) harness_evidence("rounding", "ratio=%.3g", err / tol[k]);
+            else if (isinf(g)) harness_evidence("inf", "row=%d", r);
+            else harness_evidence("wrong", "row=%d stat=%s", r, k ? "norm" : "mean");
             harness_fail(_(hint), _("%s of %s: row %d's %s (d_out[%d]) should be %.9g within %.3g (float "
                            "accumulation), but it is %s: %s."), what, _(in->describe), r, which[k], 2 * r + k,
                          want[k], tol[k], have, why);
@@ -308,13 +322,56 @@ static verdicts verdicts_of(const uint16_t *h, size_t n, float limit)
     return v;
 }
 
+/* ---- Known mistakes of the verdicts: what each gives on the test's rows -------------------------------------- */
+
+typedef struct checks_case { const uint16_t *h; size_t rows, cols; float limit; } checks_case;
+
+/* The verdicts when ALL is computed some other way: 0 as !(|x| > limit), which a NaN passes; 1 with a vote
+ * of ANY (one small lane makes the row small); 2 starting from 0 (every ALL false); ANY stays right. */
+static int model_all(const void *ctx, int how, double *out)
+{
+    const checks_case *cc = ctx;
+    for (size_t r = 0; r < cc->rows; r++) {
+        const uint16_t *row = cc->h + r * cc->cols;
+        verdicts v = verdicts_of(row, cc->cols, cc->limit);
+        int all = 1, any_small = 0;
+        for (size_t c = 0; c < cc->cols; c++) {
+            float x = harness_half_to_float(HARNESS_F16, row[c]);
+            all &= !(fabsf(x) > cc->limit);
+            any_small |= fabsf(x) <= cc->limit;
+        }
+        out[2 * r] = how == 0 ? all : how == 1 ? any_small : 0;
+        out[2 * r + 1] = v.any_nonfinite;
+    }
+    return 1;
+}
+
+static const harness_bug_model CHECKS_MODELS[] = {
+    {"nan-counts-as-small", model_all, 0,
+     N_("the verdicts are what ALL gives when it is written as 'not larger than the limit', !(|x| > limit), "
+        "which a NaN passes: every comparison with a NaN is false"),
+     N_("Is fabsf(x) <= limit true for a NaN? And !(fabsf(x) > limit)?"), 7},
+    {"any-for-all", model_all, 1,
+     N_("the verdicts are what ALL gives when the warp votes with __any_sync: one lane whose values are all "
+        "small makes the whole row small"),
+     N_("Which vote is true only when every lane's verdict is: __all_sync or __any_sync?"), 0},
+    {"all-from-zero", model_all, 2,
+     N_("every ALL verdict is 0: ALL starts false, and only an AND can lower it, never raise it"),
+     N_("ALL is an AND over the row: which value must it start from so that a row where every value passes "
+        "keeps it?"), 0},
+    {0},
+};
+
 static void explain_flag(int expected, int got, const char *flag, const char *where, const char *what,
                          const char *input, const char *hint)
 {
     if (got == expected) return;
-    if (got == HARNESS_POISON_INT)
+    if (got == HARNESS_POISON_INT) {
+        harness_evidence("poison", "flag=%s", where);
         harness_fail(_(hint), _("%s on %s: %s (%s) was never written: it still holds the poison value."), what,
                      input, flag, where);
+    }
+    harness_evidence("wrong", "flag=%s want=%d got=%d", where, expected, got);
     harness_fail(_(hint), _("%s on %s: %s (%s) should be %d, but it is %d."), what, input, flag, where, expected, got);
 }
 
@@ -339,6 +396,22 @@ static void expect_row_checks(int rows, int cols, uint64_t salt)
     row_checks_f16(dev_ptr(&din), dev_ptr(&dout), rows, cols, 1.0f);
     harness_after_launch(what);
     dev_fetch(&dout, got);
+    /* Every row's two verdicts against a known mistake's first: it names the cause, where the first wrong
+     * verdict alone would not. */
+    double *want_all = harness_alloc(2 * (size_t)rows * sizeof *want_all), *have = harness_alloc(2 * (size_t)rows * sizeof *have);
+    unsigned char *unwritten = harness_alloc(2 * (size_t)rows);
+    for (int r = 0; r < rows; r++) {
+        verdicts want = verdicts_of(h + (size_t)r * cols, (size_t)cols, 1.0f);
+        want_all[2 * r] = want.all_small, want_all[2 * r + 1] = want.any_nonfinite;
+    }
+    for (int i = 0; i < 2 * rows; i++) have[i] = got[i], unwritten[i] = got[i] == HARNESS_POISON_INT;
+    checks_case cc = {h, (size_t)rows, (size_t)cols, 1.0f};
+    harness_output o = {(size_t)rows, 2, want_all, have, unwritten, NULL, 0, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, CHECKS_MODELS, &cc, &d);
+    free(want_all), free(have), free(unwritten);
+    if (d.seen == SEEN_MODEL)
+        harness_fail(d.hint, "%s: %s.", what, d.words);
     for (int r = 0; r < rows; r++) {
         verdicts want = verdicts_of(h + (size_t)r * cols, (size_t)cols, 1.0f);
         char input[400], where0[32], where1[32];
