@@ -413,11 +413,17 @@ void harness_diagnose(const harness_output *o, const harness_bug_model *models, 
 
 int harness_explain_subset(const int *h, size_t n, int got, char *buf, size_t len)
 {
-    if (n < 2) return 0;
+    if (n < 1) return 0;
     /* Sums in 32-bit unsigned arithmetic, as the kernel's int sum wraps. */
     uint32_t total = 0, prefix = 0, g = (uint32_t)got;
     for (size_t i = 0; i < n; i++) total += (uint32_t)h[i];
     for (size_t k = 0; k < n; k++) {
+        if (prefix == g && k == 0) {
+            harness_evidence("subset", "first=0 of=%zu", n);
+            snprintf(buf, len, _n("it is 0: the %zu element was never added", "it is 0: none of the %zu elements was "
+                                  "added", (unsigned long)n), n);
+            return 1;
+        }
         if (prefix == g) {
             size_t p = power_of_two_in(k);
             char extra[96] = "";

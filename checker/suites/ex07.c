@@ -59,7 +59,7 @@ static int expect_v6(size_t n, int block, uint64_t salt)
     }
     if (total != expected) {
         char why[600];
-        harness_explain_int(expected, (int)total, why, sizeof why);
+        harness_explain_total(h_in, n, expected, (int)total, why, sizeof why);
         harness_fail(_(SUM_HINT), _("%s: the %d partials in d_out[0..%d) should add up to %d, the sum of the input, "
                        "but they add up to %lld: %s."), what, grid, grid, expected, (long long)total, why);
     }

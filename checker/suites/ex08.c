@@ -121,6 +121,8 @@ START_TEST(test_ex08_no_overflow_near_2_31)
         harness_explain_int((int)expected, got, why, sizeof why);
         /* The sum plus the poison is an accumulator never zeroed, whatever n: the overflow hint would mislead. */
         int not_zeroed = (int)((unsigned)expected + (unsigned)HARNESS_POISON_INT) == got;
+        /* The last test: as the first failure, every smaller n passed, so an index or a grid overflows here. */
+        if (!not_zeroed) harness_evidence("int-overflow", "n=%zu", n);
         harness_fail(not_zeroed ? _(ZERO_HINT)
                                 : _("For n = 2147483647, what is n + BLOCK - 1 in an int? And what is i + stride in "
                                     "a grid-stride loop when i is an int close to n?"),

@@ -273,9 +273,9 @@ static const harness_bug_model MODELS[] = {
                           "(-inf, 0), and exp(-inf - (-inf)) is a NaN"),
                        N_("What does a thread that saw no finite entry (m = -inf) contribute, and what does "
                           "combine() compute when one side, or both, is (-inf, 0)?"), 4),
-    HARNESS_EACH_BLOCK("not-all-reduced", model_own_pair, OWN, OWN_HINT, 0),
-    HARNESS_EACH_BLOCK("not-all-reduced", model_own_sum, OWN, OWN_HINT, 0),
-    HARNESS_EACH_BLOCK("not-all-reduced", model_own_max, OWN, OWN_HINT, 0),
+    HARNESS_EACH_BLOCK("not-all-reduced", model_own_pair, OWN, OWN_HINT, 7),
+    HARNESS_EACH_BLOCK("not-all-reduced", model_own_sum, OWN, OWN_HINT, 7),
+    HARNESS_EACH_BLOCK("not-all-reduced", model_own_max, OWN, OWN_HINT, 7),
     {"row-zero-everywhere", model_row_zero, 0,
      N_("every row holds the softmax of row 0: each block read row 0, so the row's offset, row * cols, is missing "
         "from the input pointer"), N_("Which row does block b read: is d_in moved on by blockIdx.x * cols?"), 0},

@@ -324,7 +324,7 @@ static const harness_bug_model MODELS[] = {
     {"gamma-by-row", model_stats, 4,
      N_("they are what gamma and beta indexed by the row give: each row takes gamma[row] and beta[row] (past "
         "the last column, the guard the checker keeps there) instead of gamma[c] and beta[c]"),
-     N_("gamma and beta hold one value per column: which index picks the one for entry c of a row?"), 0},
+     N_("gamma and beta hold one value per column: which index picks the one for entry c of a row?"), 7},
     {"beta-left-out", model_stats, 5,
      N_("they are the normalised values times gamma, without beta added"),
      N_("y = (x - mean) * rstd * gamma + beta: is beta[c] added to every output?"), 0},
@@ -335,7 +335,7 @@ static const harness_bug_model MODELS[] = {
     HARNESS_EACH_BLOCK("welford-update", model_update_new, UPDATE, UPDATE_HINT, 2),
     HARNESS_EACH_BLOCK("combine-no-distance", model_no_distance, DISTANCE, DISTANCE_HINT, 3),
     HARNESS_EACH_BLOCK("combine-empty-nan", model_combine_empty, EMPTY, EMPTY_HINT, 4),
-    HARNESS_EACH_BLOCK("not-all-reduced", model_own, OWN, OWN_HINT, 0),
+    HARNESS_EACH_BLOCK("not-all-reduced", model_own, OWN, OWN_HINT, 8),
     HARNESS_EACH_BLOCK("bf16-squares", model_bf16_squares,
                        N_("they are what squares added in bf16 give: once a thread's sum passes a few units, "
                           "bf16's 8 bits drop most of each new square, and the mean of squares comes out too "
