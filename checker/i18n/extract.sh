@@ -36,7 +36,7 @@ data_pot() {
 }
 manifest_texts='/^[ \t]+(moved|why)[ \t]/ { t = $0; sub(/^[ \t]*[a-z]+[ \t]+/, "", t); print NR "\037\037" t }'
 hints_texts='/^[ \t]*(#|$)/ { next } { n = split($0, f, "|"); t = f[2]; gsub(/^[ \t]+|[ \t]+$/, "", t)
-             if (t != "") print NR "\037phrase\037" t }'
+             if (t != "" && t !~ /^(evidence|finding):/) print NR "\037phrase\037" t }'
 
 # Each part in turn: its C sources, its scripts and its data files, each with its own keywords, then
 # joined without the msgids of the parts before it (-x).
