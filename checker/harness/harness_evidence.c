@@ -463,8 +463,8 @@ int harness_explain_subset(const int *h, size_t n, int got, char *buf, size_t le
         for (size_t i = 0; i < n; i += m) some += (uint32_t)h[i];
         if (some == g) {
             harness_evidence("subset", "every=%zu of=%zu", m, n);
-            snprintf(buf, len, _("it is the sum of every %zu-th element (0, %zu, %zu, ...) only: a step %zu times "
-                                 "too long"), m, m, 2 * m, m);
+            snprintf(buf, len, _("it is the sum of elements 0, %zu, %zu, ... only, one in %zu: a step %zu times too "
+                                 "long"), m, 2 * m, m, m);
             return 1;
         }
     }

@@ -2,6 +2,8 @@
 #include "../harness/harness.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +107,138 @@ START_TEST(test_text_tidy_joins_chinese_and_keeps_columns)
 }
 END_TEST
 
+
+/* ---- Evidence (harness_evidence.c) ---- */
+
+/* 1 when the evidence lines hold line (a whole line). */
+static int has_evidence(const char *line)
+{
+    char want[256];
+    snprintf(want, sizeof want, "%s%s\n", HARNESS_EVIDENCE_PREFIX, line);
+    return strstr(harness_evidence_lines(), want) != NULL;
+}
+
+START_TEST(test_evidence_lines_are_said_once_and_can_be_dropped)
+{
+    harness_evidence("poison", "rows=1");
+    harness_evidence("poison", "rows=1");
+    harness_evidence("factor", "k=%d", 2);
+    ck_assert_str_eq(harness_evidence_lines(), "evidence: poison rows=1\nevidence: factor k=2\n");
+    harness_evidence_drop("poison");
+    ck_assert_str_eq(harness_evidence_lines(), "evidence: factor k=2\n");
+}
+END_TEST
+
+START_TEST(test_evidence_poison_in_every_other_row)
+{
+    enum { ROWS = 6, COLS = 4 };
+    double want[ROWS * COLS], got[ROWS * COLS];
+    unsigned char unwritten[ROWS * COLS] = {0};
+    for (int i = 0; i < ROWS * COLS; i++) {
+        want[i] = got[i] = i;
+        if ((i / COLS) % 2) unwritten[i] = 1, got[i] = NAN;
+    }
+    harness_output o = {ROWS, COLS, want, got, unwritten, NULL, 1e-6, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_int_eq(d.seen, SEEN_UNWRITTEN);
+    ck_assert_msg(has_evidence("poison rows=every-other-odd count=12 of=24"), "%s", harness_evidence_lines());
+    ck_assert_msg(strstr(d.words, "every other row (1, 3, 5, ...)") != NULL, "%s", d.words);
+}
+END_TEST
+
+START_TEST(test_evidence_the_columns_past_a_multiple_of_the_block)
+{
+    enum { ROWS = 3, COLS = 300 };
+    static double want[ROWS * COLS], got[ROWS * COLS];
+    static unsigned char unwritten[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++) want[i] = got[i] = 1, unwritten[i] = i % COLS >= 256;
+    harness_output o = {ROWS, COLS, want, got, unwritten, NULL, 0, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_msg(has_evidence("poison cols=256- rows=all count=132 of=900"), "%s", harness_evidence_lines());
+    ck_assert_msg(strstr(d.words, "the columns from 256 on (256 is a multiple of 256)") != NULL, "%s", d.words);
+}
+END_TEST
+
+START_TEST(test_evidence_a_factor_and_a_row_factor)
+{
+    double want[6] = {1, 2, 3, 4, 5, 6}, got[6] = {2, 4, 6, 8, 10, 12};
+    harness_output o = {2, 3, want, got, NULL, NULL, 1e-9, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_int_eq(d.seen, SEEN_FACTOR);
+    ck_assert_msg(has_evidence("factor k=2"), "%s", harness_evidence_lines());
+    double rows[6] = {0.5, 1, 1.5, 12, 15, 18};
+    o.got = rows;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_int_eq(d.seen, SEEN_ROW_FACTOR);
+    ck_assert_msg(d.factor == 0.5 && d.offset == 3, "factors %g and %g", d.factor, d.offset);
+}
+END_TEST
+
+START_TEST(test_evidence_just_past_the_bound_is_not_a_wrong_algorithm)
+{
+    double want[4] = {1, 1, 1, 1}, got[4] = {1.003, 1, 0.998, 1};
+    harness_output o = {1, 4, want, got, NULL, NULL, 0.001, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_int_eq(d.seen, SEEN_NEAR_BOUND);
+    ck_assert_msg(d.ratio > 2.9 && d.ratio < 3.1, "ratio %g", d.ratio);
+}
+END_TEST
+
+/* Two models for the test below: the values doubled (param 2) or negated (param -1). */
+static int model_times(const void *ctx, int k, double *out)
+{
+    const double *in = ctx;
+    for (int i = 0; i < 3; i++) out[i] = k * in[i];
+    return 1;
+}
+
+static const harness_bug_model TIMES[] = {
+    {"negated", model_times, -1, "negated", "hint -", 4},
+    {"doubled", model_times, 2, "doubled", "hint 2", 5},
+    {"zero", model_times, 0, "zero", "hint 0", 0},
+    {0},
+};
+
+START_TEST(test_evidence_a_bug_model_is_named_and_two_are_told_apart)
+{
+    double in[3] = {1, 2, 3}, want[3] = {1, 2, 3}, got[3] = {2, 4, 6};
+    harness_output o = {1, 3, want, got, NULL, NULL, 0, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, TIMES, in, &d);
+    ck_assert_msg(d.seen == SEEN_MODEL && !strcmp(d.model->name, "doubled") && !d.also, "seen %d", d.seen);
+    ck_assert_msg(has_evidence("bug-model name=doubled hint=5"), "%s", harness_evidence_lines());
+    ck_assert_str_eq(d.hint, "hint 2");
+    /* 0 doubled and 0 negated are alike: a second input settles it. */
+    double zeros[3] = {0, 0, 0}, zero_want[3] = {1, 1, 1};
+    o.want = zero_want, o.got = zeros;
+    harness_diagnose(&o, TIMES, zeros, &d);
+    ck_assert_int_eq(d.ncandidates, 3);
+    ck_assert_ptr_null(d.hint);
+    harness_output again = {1, 3, want, got, NULL, NULL, 0, 0};
+    harness_narrow(&again, in, &d);
+    ck_assert_msg(d.ncandidates == 1 && !strcmp(d.model->name, "doubled"), "%d left", d.ncandidates);
+    ck_assert_msg(!has_evidence("bug-model name=negated hint=4"), "%s", harness_evidence_lines());
+}
+END_TEST
+
+START_TEST(test_evidence_which_elements_a_total_holds)
+{
+    int h[8] = {5, -3, 8, 1, 9, -4, 2, 7}, total = 25;
+    char why[256];
+    ck_assert(harness_explain_subset(h, 8, 5 - 3 + 8 + 1, why, sizeof why));
+    ck_assert_msg(strstr(why, "the first 4 elements only") != NULL, "%s", why);
+    ck_assert(harness_explain_subset(h, 8, total - 5, why, sizeof why));
+    ck_assert_msg(strstr(why, "but the first one") != NULL, "%s", why);
+    ck_assert(harness_explain_subset(h, 8, 5 + 8 + 9 + 2, why, sizeof why));
+    ck_assert_msg(strstr(why, "elements 0, 2, 4, ... only, one in 2") != NULL, "%s", why);
+    ck_assert(!harness_explain_subset(h, 8, 1000, why, sizeof why));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -116,6 +250,13 @@ int main(int argc, char **argv)
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
         {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
+        {"evidence: a line is said once, and a tag's lines can be dropped", test_evidence_lines_are_said_once_and_can_be_dropped, NEEDS_NOTHING},
+        {"evidence: the poison in every other row", test_evidence_poison_in_every_other_row, NEEDS_NOTHING},
+        {"evidence: the columns past a multiple of the block", test_evidence_the_columns_past_a_multiple_of_the_block, NEEDS_NOTHING},
+        {"evidence: one factor, and a factor per row", test_evidence_a_factor_and_a_row_factor, NEEDS_NOTHING},
+        {"evidence: just past the bound is a rounding, not a wrong algorithm", test_evidence_just_past_the_bound_is_not_a_wrong_algorithm, NEEDS_NOTHING},
+        {"evidence: a bug model is named, and two alike are told apart", test_evidence_a_bug_model_is_named_and_two_are_told_apart, NEEDS_NOTHING},
+        {"evidence: which elements a wrong total holds", test_evidence_which_elements_a_total_holds, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
