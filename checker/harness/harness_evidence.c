@@ -468,10 +468,19 @@ int harness_explain_subset(const int *h, size_t n, int got, char *buf, size_t le
             return 1;
         }
     }
-    if (g == 2 * total) {
+    if (g == 2 * total && total != 0) {
         harness_evidence("factor", "k=2");
         snprintf(buf, len, "%s", _("it is twice the sum: every element was added two times"));
         return 1;
     }
+    /* k times the sum: each partial added once per lane of a warp (32), per thread of a block... */
+    for (uint32_t k = 3; k <= 1024 && total != 0; k++)
+        if (g == k * total && (int64_t)(int32_t)g == (int64_t)k * (int32_t)total) {
+            harness_evidence("factor", "k=%u", k);
+            snprintf(buf, len, _("it is %u times the sum: every element was added %u times (a partial added by "
+                                 "every lane of a warp, or every thread of a block, where one should add it)"),
+                     k, k);
+            return 1;
+        }
     return 0;
 }
