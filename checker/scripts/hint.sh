@@ -22,7 +22,7 @@ mkdir -p "$STATE_DIR/hints"
 #  2. the first line of the manifest for exercise NN whose key is one of its evidence or finding lines:
 #     "evidence:TAG [key=value...]" matches a line "evidence: TAG key=value..." that starts with it;
 #     "finding:KIND" matches a finding of that kind (the emulator's tag "[KIND at FILE:LINE]" in the
-#     message, or a "finding: kind=KIND ..." line, KIND also with its spaces made hyphens);
+#     message, or a "finding: kind=KIND ..." line, KIND quoted or with its spaces made hyphens);
 #  3. only for a failure that carries no evidence (a check that did not look at what came back): the first
 #     line whose text is in the failure's name or message, in English (the emulator's tags stay English) or
 #     in the learner's language.
@@ -34,8 +34,8 @@ symptom_hint() {
     [ -f "$manifest" ] || return 0
     # What the block says as data, one a line: "evidence:TAG key=value..." and "finding:KIND".
     facts=$(awk '/^ *evidence: / { sub(/^ *evidence: /, ""); print "evidence:" $0; next }
-                 /^ *finding: / && match($0, /kind=[^=]*/) { k = substr($0, RSTART + 5, RLENGTH - 5)
-                                                              sub(/ [a-z_]*$/, "", k); print "finding:" k; next }
+                 /^ *finding: / && match($0, /kind=("[^"]*"|[^ ]*)/) { k = substr($0, RSTART + 5, RLENGTH - 5)
+                                                                      gsub(/"/, "", k); print "finding:" k; next }
                  /^ *\[[^]]*\] / { k = $0; sub(/^ *\[/, "", k); sub(/\].*/, "", k); sub(/ at .*/, "", k)
                                    print "finding:" k }' <<<"$failure")
     # Two models that one input could not tell apart, settled by another input: the one it settled on.
