@@ -84,8 +84,8 @@ static inline dev_buffer dev_output_ints(size_t n) {
  * records the evidence. */
 int harness_explain_int(int expected, int actual, char *buf, size_t len);
 /* The same for the sum of h[0..n), which says instead of a plain difference which elements the result
- * holds when it is one of the usual subsets (harness_explain_subset). */
-void harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len);
+ * holds when it is one of the usual subsets (harness_explain_subset); 0 for a plain difference. */
+int harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len);
 
 /* Fails the test with a message in the course's shape: what went wrong, then a hint. */
 #define harness_fail(hint, ...) harness_fail_at(__FILE__, __LINE__, (hint), __VA_ARGS__)
@@ -425,7 +425,8 @@ void harness_diagnose(const harness_output *o, const harness_bug_model *models, 
                       harness_diagnosis *d);
 
 /* When the outputs matched several bug models: keeps those that the outputs o of another input (ctx), one
- * that tells them apart, match as well (none: the choice stays), and records the evidence again. */
+ * that tells them apart, match as well, and records the evidence again; when none does, the diagnosis is
+ * SEEN_UNEXPLAINED. */
 void harness_narrow(const harness_output *o, const void *ctx, harness_diagnosis *d);
 
 /* For an int total of h[0..n) that came back wrong: which elements it holds, when it is one of the usual

@@ -154,10 +154,22 @@ void harness_narrow(const harness_output *o, const void *ctx, harness_diagnosis 
     const harness_bug_model *found[HARNESS_CANDIDATES];
     /* Every row of the candidates' names (another block size may be the one that matches here). */
     int n = find_models(o, d->models, ctx, d, found);
-    if (n == 0) return;
-    memcpy(d->candidates, found, (size_t)n * sizeof *found);
-    d->ncandidates = n;
-    describe_models(d);
+    if (n > 0) {
+        memcpy(d->candidates, found, (size_t)n * sizeof *found);
+        d->ncandidates = n;
+        describe_models(d);
+        return;
+    }
+    /* None of them gives what the second input gave: the outputs only looked like theirs. */
+    harness_evidence_drop("bug-model");
+    harness_evidence("unexplained", "models=%d refuted", d->ncandidates);
+    d->seen = SEEN_UNEXPLAINED;
+    d->model = d->also = NULL;
+    d->ncandidates = 0;
+    d->hint = NULL;
+    snprintf(d->words, sizeof d->words, "%s", _("known mistakes give these outputs, but none of them gives what a "
+                                                "second input of the checker's gave: what went wrong is not one the "
+                                                "checker knows"));
 }
 
 /* ---- Where: a set of marked outputs, described -------------------------------------------------------- */

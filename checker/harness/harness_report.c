@@ -116,9 +116,9 @@ int harness_explain_int(int expected, int actual, char *buf, size_t len)
     return 0;
 }
 
-void harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len)
+int harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len)
 {
-    if (!harness_explain_int(expected, actual, buf, len)) harness_explain_subset(h, n, actual, buf, len);
+    return harness_explain_int(expected, actual, buf, len) || harness_explain_subset(h, n, actual, buf, len);
 }
 
 void harness_times(uint64_t count, char *buf, size_t len)

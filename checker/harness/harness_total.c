@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* What a call describes itself as in messages: the name, n, where d_in starts, which call it was. */
 static void describe_call(const total_spec *spec, size_t n, const dev_buffer *in, int call, char *buf,
@@ -13,6 +14,50 @@ static void describe_call(const total_spec *spec, size_t n, const dev_buffer *in
     if (in->offset_bytes)
         snprintf(where, sizeof where, _(", d_in %zu bytes past a 16-byte boundary"), past);
     snprintf(buf, len, "%s(n = %zu%s)%s", spec->name, n, where, call > 1 ? _(", called a second time,") : "");
+}
+
+/* How many elements the launcher counts: its total on n ones (placed as the input was), or -1 when it did not
+ * run. A question of the checker's, asked after a wrong total that is no known subset of the input. */
+static long long count_of_ones(const total_spec *spec, size_t n, size_t offset_ints)
+{
+    int *ones = malloc((n ? n : 1) * sizeof *ones), guard = HARNESS_GUARD_INT, got;
+    if (!ones) return -1;
+    for (size_t i = 0; i < n; i++) ones[i] = 1;
+    dev_buffer in = dev_input(ones, n, sizeof(int), &guard, offset_ints * sizeof(int)), out = dev_output_ints(1);
+    spec->launch(dev_ptr(&in), dev_ptr(&out), (int)n);
+    cudaError_t err = cudaDeviceSynchronize();
+    char findings[16384];
+    backend_take_findings(findings, sizeof findings);   /* this run is the checker's question, not a test */
+    dev_fetch(&out, &got);
+    dev_free(&in);
+    dev_free(&out);
+    free(ones);
+    return err == cudaSuccess && got != HARNESS_POISON_INT ? got : -1;
+}
+
+/* After a wrong total that no subset explains: what n ones give says whether elements are counted twice,
+ * missed, or counted once each but are not the input's. Appends to why; returns the hint it calls for (NULL:
+ * the caller's). */
+static const char *explain_by_count(const total_spec *spec, size_t n, size_t offset_ints, char *why, size_t len)
+{
+    long long count = n ? count_of_ones(spec, n, offset_ints) : -1;
+    if (count < 0) return NULL;
+    size_t used = strlen(why);
+    harness_evidence("ones", "count=%lld of=%zu", count, n);
+    if (count > (long long)n) {
+        snprintf(why + used, len - used, _("; on %zu ones it returns %lld: each element is added %.3g times on "
+                                           "average, so some are read by more than one thread"),
+                 n, count, (double)count / (double)n);
+        return _("Which threads read element i? Does each thread start at its own index in the grid and step by "
+                 "the whole grid's width, so that no two threads read the same element?");
+    }
+    if (count < (long long)n)
+        snprintf(why + used, len - used, _("; on %zu ones it returns %lld: %lld of the elements are never added"), n,
+                 count, (long long)n - count);
+    else
+        snprintf(why + used, len - used, _("; on %zu ones it returns %zu, each element once: so the elements it adds "
+                                           "are not the input's own (an index off, or another array)"), n, n);
+    return NULL;
 }
 
 void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int calls, uint64_t salt,
@@ -35,8 +80,8 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
         int got;
         dev_fetch(&out, &got);
         if (got != expected) {
-            char why[512];
-            harness_explain_total(h_in, n, expected, got, why, sizeof why);
+            char why[1024];
+            int explained = harness_explain_total(h_in, n, expected, got, why, sizeof why);
             /* Not zeroed: the poison plus the sum, or on a second call twice the sum. (The poison alone is
              * "nothing written", even when the sum is 0.) */
             int not_zeroed = got != HARNESS_POISON_INT &&
@@ -50,7 +95,9 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
                                : wrong_hint                 ? wrong_hint
                                : got == HARNESS_POISON_INT ? spec->nothing_hint
                                                             : spec->wrong_hint;
-            harness_fail(_(hint), _("%s should leave %d in d_out[0], but it left %d: %s."), what, expected, got, why);
+            const char *counted = !explained && !not_zeroed ? explain_by_count(spec, n, offset_ints, why, sizeof why) : NULL;
+            harness_fail(counted ? counted : _(hint), _("%s should leave %d in d_out[0], but it left %d: %s."), what,
+                         expected, got, why);
         }
         dev_expect_guards_intact(&out, what);
     }

@@ -70,7 +70,11 @@ static int model_extreme(const void *ctx, int how, double *out)
 {
     const extreme_case *ec = ctx;
     int max = ec->op == OP_MAX, nan = 0, element = isnan(ec->got);
+    /* The other operator (fminf where fmaxf belongs, or the other way): with its own identity (3), the other
+     * extreme; from this one's identity (4), that identity, which no element replaces. */
     float m = how == 0 ? 0.0f : how == 1 ? (max ? -FLT_MAX : FLT_MAX) : (max ? -INFINITY : INFINITY);
+    if (how == 3) max = !max, m = -m;
+    if (how == 4) max = !max;
     for (size_t i = 0; i < ec->n; i++) {
         nan |= isnan(ec->h[i]);
         element |= ec->h[i] == ec->got;
@@ -95,6 +99,16 @@ static const harness_bug_model EXTREME_MODELS[] = {
      N_("on an input with NaNs it is a NaN, or an element that is not the extreme: a comparison such as a > b ? "
         "a : b is false whenever a NaN is involved, so it keeps the NaN in one order and lets the NaN reset the "
         "max in the other; fmaxf and fminf ignore a NaN in either order"), NAN_HINT, 3},
+    {"other-operator", model_extreme, 4,
+     N_("it is the identity itself: the reduction applies the other operator (fmaxf to a min's +inf, or fminf to "
+        "a max's -inf), and no element can replace the identity then"),
+     N_("Which operator does each function's reduction apply, fmaxf or fminf, and is its identity the one of "
+        "that operator?"), 0},
+    {"other-extreme", model_extreme, 3,
+     N_("it is the other extreme: reduce_max gave the min, or reduce_min the max, as fminf where fmaxf belongs "
+        "(or the other way round) gives"),
+     N_("Which operator does each function's reduction apply, fmaxf or fminf, and is its identity the one of "
+        "that operator?"), 0},
     {0},
 };
 
@@ -125,6 +139,29 @@ static void expect_extreme(enum op op, const float *h, size_t n, const char *inp
  * the additions on its way to the total (harness_tree_sum_tolerance says how far that can take it). */
 static double dot_tolerance(size_t n, double abs_sum) { return harness_tree_sum_tolerance(n, abs_sum); }
 
+/* ---- Known mistakes of the dot product ---------------------------------------------------------------------- */
+
+typedef struct dot_case { const float *a, *b; size_t n; } dot_case;
+
+/* The sum of a[i] * a[i] (param 0) or of b[i] * b[i] (1): one input where the other belongs. */
+static int model_one_input(const void *ctx, int which, double *out)
+{
+    const dot_case *dc = ctx;
+    const float *x = which ? dc->b : dc->a;
+    *out = harness_dot_floats(x, x, dc->n, NULL);
+    return 1;
+}
+
+static const char ONE_INPUT[] = N_("it is the sum of the squares of one input: one of d_a and d_b stands where the "
+                                   "other belongs");
+static const char ONE_INPUT_HINT[] = N_("Which two elements does each term multiply: d_a[i] by d_b[i]?");
+
+static const harness_bug_model DOT_MODELS[] = {
+    {"one-input-twice", model_one_input, 0, ONE_INPUT, ONE_INPUT_HINT, 0},
+    {"one-input-twice", model_one_input, 1, ONE_INPUT, ONE_INPUT_HINT, 0},
+    {0},
+};
+
 static void expect_dot(size_t n, uint64_t salt)
 {
     float *a = alloc_floats(n), *b = alloc_floats(n);
@@ -137,11 +174,15 @@ static void expect_dot(size_t n, uint64_t salt)
     if (!(fabs((double)got - expected) <= tol)) {
         char have[48], why[600];
         double g = got;
-        harness_output o = {1, 1, &expected, &g, NULL, NULL, tol, 0};
+        dot_case dc = {a, b, n};
+        harness_output o = {1, 1, &expected, &g, NULL, NULL, tol, 1e-5};
         harness_diagnosis d;
-        harness_diagnose(&o, NULL, NULL, &d);   /* the evidence: NaN, inf, just past the bound */
+        harness_diagnose(&o, DOT_MODELS, &dc, &d);   /* a known mistake, or NaN, inf, just past the bound */
         harness_describe_float(got, have, sizeof have);
         harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+        if (d.seen == SEEN_MODEL)
+            harness_fail(d.hint, _("%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
+                                   "but it gave %s: %s."), what, expected, tol, have, d.words);
         harness_fail(_(got == 0.0f && n > 0 ? IDENTITY_HINT[OP_DOT] : DOT_HINT),
                      _("%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
                        "but it gave %s: %s."), what, expected, tol, have, why);

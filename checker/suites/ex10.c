@@ -124,12 +124,14 @@ static void expect_accurate(const float *h, size_t n, const char *input, const c
             if (small_ok == 1) {
                 harness_evidence("bug-model", "name=kahan-not-neumaier hint=3");
                 snprintf(extra, sizeof extra, "%s", _("; yet a large sum of values in [0, 1) is within "
-                                                                "the bound: the compensation keeps what a small "
-                                                                "value loses to a larger running sum, and loses "
-                                                                "what a running sum loses to a larger value, as "
-                                                                "Kahan's original does"));
+                                                      "the bound: the compensation keeps what a small value "
+                                                      "loses to a larger running sum, and fails only where a "
+                                                      "value is larger than the running sum, as Kahan's "
+                                                      "original does (so does a c that meets the sum in float, "
+                                                      "or with the wrong sign)"));
                 hint = N_("When x is larger than the running sum, which of the two loses its low bits in t = sum "
-                          "+ x, and is (sum - t) + x still exact then?");
+                          "+ x, and is (sum - t) + x still exact then? And does c meet the sum in double, or in "
+                          "float?");
             } else if (small_ok == 0) {
                 harness_evidence("bug-model", "name=compensation-lost hint=4");
                 snprintf(extra, sizeof extra, "%s", _("; even a large sum of values in [0, 1) is off by "

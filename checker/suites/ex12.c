@@ -138,15 +138,18 @@ static void expect_same_float(const char *fn, size_t n, const char *input, float
 
 typedef struct float_case { const float *h; size_t n; } float_case;
 
-/* The max from a start other than -inf: 0 (param 0), -FLT_MAX (1). */
+/* The max from a start other than -inf: 0 (param 0), -FLT_MAX (1); or the min, from +inf (2) or from the max's
+ * own start, -inf (3). */
 static int model_max_from(const void *ctx, int param, double *out)
 {
     const float_case *fc = ctx;
-    float m = param ? -FLT_MAX : 0.0f;
-    for (size_t i = 0; i < fc->n; i++) m = fmaxf(m, fc->h[i]);
+    float m = param == 3 ? -INFINITY : param == 2 ? INFINITY : param ? -FLT_MAX : 0.0f;
+    for (size_t i = 0; i < fc->n; i++) m = param >= 2 ? fminf(m, fc->h[i]) : fmaxf(m, fc->h[i]);
     *out = m;
     return 1;
 }
+
+static const char MIN_FOR_MAX_HINT[] = N_("Which binary operator does the reduce apply: thrust::maximum<float>()?");
 
 static const harness_bug_model MAX_MODELS[] = {
     {"max-from-zero", model_max_from, 0,
@@ -154,6 +157,11 @@ static const harness_bug_model MAX_MODELS[] = {
     {"max-from-flt-max", model_max_from, 1,
      N_("it is what a max that starts at -FLT_MAX returns: where no element beats it (none at all, or -inf "
         "only), the start stays where -inf belongs"), MAX_HINT, 2},
+    {"min-for-max", model_max_from, 2, N_("it is the smallest element: the reduce took thrust::minimum (or fminf) "
+                                          "where the max belongs"), MIN_FOR_MAX_HINT, 0},
+    {"min-for-max", model_max_from, 3, N_("it is the start, -inf, itself: the reduce took thrust::minimum (or "
+                                          "fminf) where the max belongs, and no element is below -inf"),
+     MIN_FOR_MAX_HINT, 0},
     {0},
 };
 

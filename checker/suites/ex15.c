@@ -119,11 +119,11 @@ static void row_moments(const norm_case *nc, int r, double *mean, double *var)
 static int model_stats(const void *ctx, int how, double *out)
 {
     const norm_case *nc = ctx;
-    if ((how == 1 && nc->cols < 2) || (nc->v == RMSNORM && (how == 1 || how == 5))) return 0;
+    if (nc->v == RMSNORM && (how == 1 || how == 5)) return 0;
     for (int r = 0; r < nc->rows; r++) {
         double mean, var;
         row_moments(nc, r, &mean, &var);
-        if (how == 1) var = var * nc->cols / (nc->cols - 1);
+        if (how == 1) var = nc->cols > 1 ? var * nc->cols / (nc->cols - 1) : NAN;   /* one value: 0 / 0 */
         if (how == 2) var *= nc->cols;
         normalise_row(nc, r, mean, var, how == 3 ? 0 : EPS, how == 4, out);
         for (int c = 0; c < nc->cols && how >= 5; c++) {
