@@ -416,6 +416,11 @@ typedef struct harness_diagnosis {
                                               that says nothing: all of them, or one) */
 } harness_diagnosis;
 
+/* The question for what d saw: a bug model's own; where_hint (an N_() string, or NULL) for outputs left
+ * unwritten or wrong in some rows or columns only; scale_hint for outputs off by a factor; else NULL (the report
+ * says what it saw and asks nothing). */
+const char *harness_diagnosis_hint(const harness_diagnosis *d, const char *where_hint, const char *scale_hint);
+
 /* The value a bug model writes where the mistake leaves the output unwritten. */
 double harness_unwritten(void);
 

@@ -401,6 +401,16 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
     free(mark);
 }
 
+const char *harness_diagnosis_hint(const harness_diagnosis *d, const char *where_hint, const char *scale_hint)
+{
+    switch (d->seen) {
+    case SEEN_MODEL: return d->hint;
+    case SEEN_UNWRITTEN: case SEEN_PATTERN: return where_hint ? _(where_hint) : NULL;
+    case SEEN_FACTOR: case SEEN_ROW_FACTOR: return scale_hint ? _(scale_hint) : NULL;
+    default: return NULL;
+    }
+}
+
 void harness_diagnose(const harness_output *o, const harness_bug_model *models, const void *ctx,
                       harness_diagnosis *d)
 {

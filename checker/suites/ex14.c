@@ -13,9 +13,9 @@ static const char *const NAME[] = {"softmax_two_pass", "softmax_online", "softma
 
 static const char SHIFT_HINT[] = N_("Is the row's max subtracted before exp? exp(100) is beyond float's 3.4e38, "
                                    "and exp(-200) is 0.");
-static const char *SUM_HINT = N_("Is every exp(x - max) of the row added once to the sum that every thread "
+static const char SUM_HINT[] = N_("Is every exp(x - max) of the row added once to the sum that every thread "
                                  "divides by, and does every thread get the whole row's sum?");
-static const char *ROW_HINT = N_("Does each block handle exactly its row, d_in + row * cols, and does every "
+static const char ROW_HINT[] = N_("Does each block handle exactly its row, d_in + row * cols, and does every "
                                  "thread write each entry it read, d_out + row * cols + c?");
 
 /* ---- The bound ------------------------------------------------------------------------------------------
@@ -308,17 +308,6 @@ static void settle(enum variant v, harness_diagnosis *d)
     harness_narrow(&o, &sc, d);
 }
 
-/* The report's question for what was seen: a known mistake's own, else one that fits the shape. */
-static const char *hint_for(const harness_diagnosis *d)
-{
-    switch (d->seen) {
-    case SEEN_MODEL: return d->hint;
-    case SEEN_UNWRITTEN: case SEEN_PATTERN: return _(ROW_HINT);
-    case SEEN_FACTOR: case SEEN_ROW_FACTOR: return _(SUM_HINT);
-    default: return NULL;
-    }
-}
-
 /* ---- Running one softmax ----------------------------------------------------------------------------------- */
 
 /* Runs the variant on rows x cols values x (float; for fp16 their bits are h16): what came back as doubles,
@@ -407,9 +396,9 @@ static void expect_softmax(enum variant v, const float *x, const uint16_t *h16, 
         if (v == ONLINE_F16) harness_describe_half(HARNESS_F16, got16[bad], value, sizeof value);
         else harness_describe_float((float)have[bad], value, sizeof value);
         if (unwritten[bad]) snprintf(value, sizeof value, "%s", _("the poison NaN"));
-        harness_fail(hint_for(&d), _("%s of %s: d_out[%d][%d] should be %.9g within %.3g, but it is %s (the row's "
-                                     "outputs add up to %s): %s."), what, input, r, c, want[bad], tol[bad], value,
-                     sum, d.words);
+        const char *hint = harness_diagnosis_hint(&d, ROW_HINT, SUM_HINT);
+        harness_fail(hint, _("%s of %s: d_out[%d][%d] should be %.9g within %.3g, but it is %s (the row's outputs "
+                             "add up to %s): %s."), what, input, r, c, want[bad], tol[bad], value, sum, d.words);
     }
     free(want);
     free(have);

@@ -348,16 +348,6 @@ static const harness_bug_model MODELS[] = {
     {0},
 };
 
-/* The report's question for what was seen: a known mistake's own, else one that fits the shape. */
-static const char *hint_for(const harness_diagnosis *d)
-{
-    switch (d->seen) {
-    case SEEN_MODEL: return d->hint;
-    case SEEN_UNWRITTEN: case SEEN_PATTERN: return _(ROW_HINT);
-    default: return NULL;
-    }
-}
-
 /* ---- Running one normalisation ------------------------------------------------------------------------------ */
 
 /* Runs the variant on rows x cols 16-bit values h (fp16 for LayerNorm, bf16 for RMSNorm) with gamma and beta:
@@ -465,9 +455,10 @@ static void expect_norm(enum variant v, const uint16_t *h, const float *gamma, c
         char what[256], value[64];
         snprintf(what, sizeof what, "%s(rows = %d, cols = %d, eps = 1e-5)", NAME[v], rows, cols);
         harness_describe_half(kind, got[bad], value, sizeof value);
-        harness_fail(hint_for(&d), _("%s of %s: d_out[%d][%d] should be %.6g within %.3g, but it is %s (the row's "
-                                     "mean is %.6g, its variance %.6g): %s."), what, input, r, c, want[bad],
-                     tol[bad], value, s.mean, s.var, d.words);
+        const char *hint = harness_diagnosis_hint(&d, ROW_HINT, NULL);
+        harness_fail(hint, _("%s of %s: d_out[%d][%d] should be %.6g within %.3g, but it is %s (the row's mean is "
+                             "%.6g, its variance %.6g): %s."), what, input, r, c, want[bad], tol[bad], value, s.mean,
+                     s.var, d.words);
     }
     free(x);
     free(got);
