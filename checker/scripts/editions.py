@@ -9,7 +9,9 @@ The rules, each a way an edition drifts from the other:
   1. Links: the first line of each file links to its twin ("English | [简体中文](lesson.zh-CN.md)" and
      "[English](lesson.md) | 简体中文"); the page's title is its first "# " heading.
   2. Headings: the same sequence of heading levels (#, ##, ###...); their words are translated.
-  3. Code: every code block, fenced or indented (diagrams included), byte for byte the same, in order.
+  3. Code: every code block, fenced or indented (diagrams included), byte for byte the same, in order;
+     but a picture of `make show` ("$ make show ..." and what it prints) is drawn in each edition's
+     language: its command only is compared here (checker/show/lessons.py compares the drawings).
   4. Tables: per section, the same tables with the same number of rows and of columns in each row.
   5. Numbers: per section, every number of the English prose (one with a decimal point, one of three
      digits or more, a power such as 2^20) appears in the Chinese prose at least as often.
@@ -62,7 +64,10 @@ class Page:
                 j = i + 1
                 while j < len(lines) and not FENCE.match(lines[j]):
                     j += 1
-                self.code.append("\n".join(lines[i:j + 1]))
+                block = lines[i:j + 1]
+                if len(block) > 1 and block[1].startswith("$ make show "):
+                    block = block[:2]   # a picture in the page's language: its command
+                self.code.append("\n".join(block))
                 i, prev_blank = j + 1, False
                 continue
             # An indented block: after a blank line, not inside a list item's continuation.
