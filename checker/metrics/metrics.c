@@ -56,11 +56,23 @@ static int value_at(uint64_t *state)
     return (int)(x % 201) - 100;
 }
 
+/* The emulator's findings of this run, gathered here (each emu_findings_take empties the emulator's list). */
+static char findings[1 << 16];
+static int nfindings;
+
+static int take_findings(void)
+{
+    size_t used = strlen(findings);
+    if (used + 2 >= sizeof findings) return nfindings;
+    int n = emu_findings_take(findings + used + (used ? 1 : 0), sizeof findings - used - 1);
+    if (n && used) findings[used] = '\n';
+    return nfindings += n;
+}
+
 static int fail(const char *what)
 {
     /* Under EMU_TRACE, the findings behind the failure first (`make show` marks them in its picture). */
-    static char findings[1 << 16];
-    if (getenv("EMU_TRACE") && emu_findings_take(findings, sizeof findings) > 0) fprintf(stderr, "%s\n", findings);
+    if (take_findings() && getenv("EMU_TRACE")) fprintf(stderr, "%s\n", findings);
     fprintf(stderr, "metrics: %s(...) %s\n", STR(METRICS_FN), what);
     return 1;
 }
@@ -229,8 +241,7 @@ int main(int argc, char **argv)
     ok = got == expected;
 #endif
 
-    char findings[256];
-    if (emu_findings_take(findings, sizeof findings) > 0) return fail("ran, but the emulator found a bug in it");
+    if (take_findings() > 0) return fail("ran, but the emulator found a bug in it");
     if (!ok) return fail("gave a wrong result");
     emu_metrics_take(&m);
     if (m.blocks == 0) return fail("launched no kernel");
