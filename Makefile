@@ -89,6 +89,10 @@ $(EXERCISE_GOALS): | i18n
 $(ACTION): | i18n
 	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
 endif
+# make show runs the learner's file on the emulator: the checker (and the emulator) are built first.
+ifeq ($(ACTION),show)
+$(EXERCISE_GOALS): checker
+endif
 # Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
 # the action's own line has said it). Any other unknown goal too. (A file that is not a goal and has no
 # rule is left to whatever needs it: a missing header makes its compiler say so; a missing dependency

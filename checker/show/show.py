@@ -157,4 +157,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:   # `make show ex02 | head`: the reader has seen enough
+        sys.exit(0)
