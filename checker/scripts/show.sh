@@ -76,7 +76,8 @@ theirs=""
 [ "$file" != "$ref" ] && [ -n "${ref_fn:-}" ] && theirs=$(run_traced "$ref" "$ref_fn" "$ref_shape")
 progress_done
 if [ ! -f "$mine/trace" ]; then
-    sayf "%s does not compile, so there is nothing to draw: \`make ex%s\` shows the compiler's messages." "$file" "$nn"
+    sayf "%s does not compile, so there is nothing to draw. The compiler's first errors:" "$file"
+    grep -m 5 'error' "$mine/build.log" | cut -c1-200 | sed 's/^/  /' | wrap_to 100 4
     exit 2
 fi
 
