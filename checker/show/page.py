@@ -152,11 +152,8 @@ def write(path, nn, file, call, view, mine, run, theirs, ref_file):
         body.append("<h2>%s</h2>" % esc(_("What the emulator found")))
         body += ['<p class="finding">! %s (%s): %s</p>' % (esc(_(f.kind)), esc(f.where), esc(f.text))
                  for f in mine.findings]
-    rows = []
-    for v in order:
-        ours = views.numbers(v, mine, run)
-        ref = dict(views.numbers(v, theirs, run)) if theirs else {}
-        rows += [(label, value, ref.get(label, "")) for label, value in ours if label not in [r[0] for r in rows]]
+    ref = dict(views.numbers(view, theirs, run)) if theirs else {}
+    rows = [(label, value, ref.get(label, "")) for label, value in views.numbers(view, mine, run)]
     if rows:
         body.append("<h2>%s</h2><table><tr><th></th><th>%s</th>%s</tr>" % (
             esc(_("The numbers")), esc(_("yours")),

@@ -261,7 +261,8 @@ def banks(trace, run):
     pic.legend = [("bank1", "1", _("one word of the bank: one pass")),
                   ("bankN", "2", _("n words of one bank: n passes, a conflict")), ("none", None, _("not touched"))]
     pic.notes.append(_("Word w of shared memory lies in bank w % 32. A row is one line of one step, drawn for its "
-                       "worst access; conflicts: the extra passes of all its accesses, in all warps (the metric)."))
+                       "worst access (sdata[0..62:2]: every second element from 0 to 62); conflicts: the extra "
+                       "passes of all its accesses, in all warps (the metric)."))
     left(pic, launch, 1)
     if not pic.rows:
         pic.empty = _("The kernel makes no shared-memory access, so there are no banks to draw.")
