@@ -76,8 +76,8 @@ mine=$(run_traced "$file" "$fn" "$shape")
 theirs=""
 [ "$file" != "$ref" ] && [ -n "${ref_fn:-}" ] && theirs=$(run_traced "$ref" "$ref_fn" "$ref_shape")
 progress_done
-# A trace takes up to a few MB: the 24 newest runs are kept (a learner's edits each make one).
-ls -dt "$work"/runs/*/ 2>/dev/null | tail -n +25 | while IFS= read -r old; do rm -rf "$old"; done
+# A trace takes up to a few MB: the 48 newest runs are kept (a learner's edits each make one; make test makes 40).
+ls -dt "$work"/runs/*/ 2>/dev/null | tail -n +49 | while IFS= read -r old; do rm -rf "$old"; done
 if [ ! -f "$mine/trace" ]; then
     sayf "%s does not compile, so there is nothing to draw. The compiler's first errors:" "$file"
     grep -m 5 'error' "$mine/build.log" | cut -c1-200 | sed 's/^/  /' | wrap_to 100 4
