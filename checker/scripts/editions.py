@@ -193,22 +193,23 @@ def code_difference(en_block, zh_block, kept):
 
 def kept_terms(glossary=GLOSSARY):
     """The English words the Chinese edition keeps: every Latin word of the glossary's 中文 column outside
-    its parentheses, and the names its line "保留英文的名称：" lists."""
+    its parentheses, and the names its paragraph "保留英文的名称：..." lists."""
     kept = set()
     if not os.path.exists(glossary):
         return kept
+    in_names = False
     with open(glossary, encoding="utf-8") as f:
         for line in f:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            in_names = line.startswith("保留英文的名称：") or (in_names and line.strip() != "")
             if line.startswith("|") and len(cells) >= 3 and not TABLE_RULE.match(line.strip()):
                 chinese = re.sub(r"（[^）]*）|\([^)]*\)", "", cells[1])
-            elif line.startswith("保留英文的名称："):
+            elif in_names:
                 chinese = re.sub(r"`[^`]*`", "", line)
             else:
                 continue
             for word in LATIN_WORD.findall(chinese):
                 kept.add(word.lower())
-                kept.update(part.lower() for part in word.split("-") if part)
     return kept
 
 
@@ -219,8 +220,8 @@ def foreign_word(word, kept):
     if (not re.search(r"[a-z]", word) or re.search(r"[\d_.+^/]", word) or len(word) == 1
             or re.search(r"[a-z][A-Z]", word) or word.lower() in kept):
         return False
-    if re.fullmatch(r"[A-Z][a-z]+", word):
-        return False           # a proper name: Volta, Harris, Debian
+    if word[0].isupper():
+        return False           # a proper name: Volta, Harris, Debian, CLion
     parts = [p for p in word.split("-") if p]
     if len(parts) > 1:
         return any(foreign_word(p, kept) for p in parts)
