@@ -52,7 +52,7 @@ PROSE_PUNCT = set(",.:;()'\"!?-/")
 SET_ASIDE = [re.compile(r"`[^`]*`"), re.compile(r"\]\([^)]*\)"), re.compile(r"https?://\S+"),
              re.compile("\"[^\"\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*\"|“[^”\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*”")]
 RATIO = re.compile(r"(?<![\d.])\d+\s*/\s*\d+\.\d+")
-GLOSS = re.compile(f"(?<=[{CJK_CHARS}*])\\s*[（(]([A-Za-z][A-Za-z'’-]+(?:,? [A-Za-z][A-Za-z'’-]+)*)[）)]")
+GLOSS = re.compile(f"(?:(?<=[{CJK_CHARS}*])\\s*[（(]|(?<=\\S)（)([A-Za-z][A-Za-z'’-]+(?:(?:,? | / )[A-Za-z][A-Za-z'’-]*)*)[）)]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+^/'’-]*")
 
 
