@@ -18,7 +18,7 @@ The rules, each a way an edition drifts from the other:
      digits or more, a power such as 2^20) appears in the Chinese prose at least as often.
   6. Hints: the "Hints" section has the same number of items, in the same order (make hint counts them).
 And three of the Chinese prose alone (inline code, link targets and quoted English output set aside):
-  7. Ratios said as a Chinese engineer says them ("少约 45%", "快 1.3 倍"), never "1/1.8".
+  7. Ratios said as a Chinese engineer says them ("少约 45%", "是 v3 的 1.3 倍"), never "1/1.8".
   8. No English word but the terms the glossary keeps (the Latin words of its 中文 column, and its list of
      names kept as they are), proper names (capitalised), acronyms, identifiers, and a gloss.
   9. A gloss, an English term in parentheses after the Chinese one ("归约（reduction）"), once per page.
@@ -233,7 +233,7 @@ def chinese_prose_problems(page, rel, kept):
     for line in page.prose():
         for ratio in RATIO.findall(line):
             problems.append(f"{rel}: the ratio \"{ratio}\" (say it as a Chinese engineer would: "
-                            f"\"少约 45%\", \"快 1.3 倍\")")
+                            f"\"少约 45%\", \"是 v3 的 1.3 倍\")")
         for gloss in GLOSS.findall(line):
             glosses[gloss.lower()] = glosses.get(gloss.lower(), 0) + 1
         for word in LATIN_WORD.findall(GLOSS.sub(" ", line)):
