@@ -50,7 +50,8 @@ PROSE_PUNCT = set(",.:;()'\"!?-/")
 # Rules 7-9 read the Chinese prose with these set aside: inline code, link targets, URLs, and a quoted
 # text with no Chinese in it (the English output of a tool, quoted so the learner can find it).
 SET_ASIDE = [re.compile(r"`[^`]*`"), re.compile(r"\]\([^)]*\)"), re.compile(r"https?://\S+"),
-             re.compile("\"[^\"\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*\"|“[^”\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*”")]
+             re.compile("\"[^\"\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*\"|“[^”\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*”|"
+                        "《[^》\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*》")]
 RATIO = re.compile(r"(?<![\d.])\d+\s*/\s*\d+\.\d+")
 GLOSS = re.compile(f"(?:(?<=[{CJK_CHARS}*])\\s*[（(]|(?<=\\S)（)([A-Za-z][A-Za-z'’-]+(?:(?:,? | / )[A-Za-z][A-Za-z'’-]*)*)[）)]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+^/'’-]*")
