@@ -13,6 +13,8 @@ The rules, each a way an edition drifts from the other:
      Comments (//, /* */, "# " after a space) and whitespace are set aside, and so is the prose of
      diagrams: where the two blocks' tokens differ, the English side must be prose (words, numbers,
      punctuation; no identifier, operator or bracket) and the Chinese side Chinese text or the kept terms.
+     A picture of `make show` ("$ make show ..." and what it prints) is drawn in each edition's language
+     by the tool itself: its command only is compared here (checker/show/lessons.py compares the drawings).
   4. Tables: per section, the same tables with the same number of rows and of columns in each row.
   5. Numbers: per section, every number of the English prose (one with a decimal point, one of three
      digits or more, a power such as 2^20) appears in the Chinese prose at least as often.
@@ -95,7 +97,10 @@ class Page:
                 j = i + 1
                 while j < len(lines) and not FENCE.match(lines[j]):
                     j += 1
-                self.code.append("\n".join(lines[i:j + 1]))
+                block = lines[i:j + 1]
+                if len(block) > 1 and block[1].startswith("$ make show "):
+                    block = block[:2]   # a picture in the page's language: its command
+                self.code.append("\n".join(block))
                 i, prev_blank = j + 1, False
                 continue
             # An indented block: after a blank line, not inside a list item's continuation.

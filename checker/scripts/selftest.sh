@@ -8,7 +8,8 @@
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
 # emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
 # on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
-# and SASS boxes are compared with what their commands print now, the measurement candidates of
+# and SASS boxes are compared with what their commands print now, so are `make show`'s pictures (with its own
+# checks: checker/show/check_show.py), the measurement candidates of
 # checker/bench/candidates/ must still apply to the solutions, and the Chinese edition must be in step
 # with the English one (editions.py, report-editions.py).
 # Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
@@ -156,7 +157,8 @@ run_item() {
 count=$(wc -l <"$items")
 bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
-lesson_checks=6   # the lessons' ladders, SASS boxes and candidates, the corpus's form, and the editions (below)
+lesson_checks=8   # the lessons' ladders, SASS boxes, make show's pictures and checks, candidates, the corpus's
+                  # form, and the editions (below)
 total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
@@ -273,6 +275,17 @@ if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; 
 else
     skipped=$((skipped + 1))
     finished "${DIM}-${RESET}" "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
+fi
+# make show: the lessons' pictures are its drawings of the references, and its own checks (the last line
+# says whether the page was checked in a browser or by its structure).
+if [ -n "${EMU_LIB:-}" ]; then
+    lesson_check "make show's pictures in the lessons (checker/show/lessons.py --check)" "$work/show-lessons.log" \
+        python3 checker/show/lessons.py --check
+    lesson_check "make show (checker/show/check_show.py)" "$work/show.log" python3 checker/show/check_show.py
+else
+    skipped=$((skipped + 2))
+    finished "${DIM}-${RESET}" "make show's pictures in the lessons ${DIM}(skipped: no emulator here)${RESET}"
+    finished "${DIM}-${RESET}" "make show ${DIM}(skipped: no emulator here)${RESET}"
 fi
 candidates_apply() {
     local patch
