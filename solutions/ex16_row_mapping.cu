@@ -408,10 +408,10 @@ __device__ __forceinline__ void walk_slots(Slots s, int t, int threads, FPack f,
 // but present, so every shuffle has its 32 lanes.
 template <typename T, typename O, typename Op, int P, int PACKS>
 __global__ void __launch_bounds__(128) warp_rows(const T *__restrict__ x, O *__restrict__ y, long rows, int cols,
-                                                 int W, typename Op::Params prm)
+                                                 int log2w, typename Op::Params prm)
 {
-    int lane = threadIdx.x % 32, l = lane % W;
-    long row = ((long)blockIdx.x * blockDim.x + threadIdx.x) / W;
+    int W = 1 << log2w, l = threadIdx.x & (W - 1);   // W is a power of two: a mask and a shift, no division
+    long row = ((long)blockIdx.x * blockDim.x + threadIdx.x) >> log2w;
     float v[PACKS][P];
     bool ok[PACKS];
 #pragma unroll
@@ -616,23 +616,23 @@ static const RowsDevice &rows_device()
 // power of two from 4 (fewer lanes would save nothing) to 32; only PACKS, the registers a lane holds, needs
 // a kernel of its own.
 template <typename T, typename O, typename Op, int PACKS>
-static int launch_warp(const T *x, O *y, long rows, int cols, int W, typename Op::Params prm)
+static int launch_warp(const T *x, O *y, long rows, int cols, int log2w, typename Op::Params prm)
 {
-    long blocks = (rows * W + 127) / 128;
-    warp_rows<T, O, Op, pack_of<T>(), PACKS><<<(unsigned)blocks, 128>>>(x, y, rows, cols, W, prm);
+    long blocks = ((rows << log2w) + 127) / 128;
+    warp_rows<T, O, Op, pack_of<T>(), PACKS><<<(unsigned)blocks, 128>>>(x, y, rows, cols, log2w, prm);
     return ROWS_WARP_;
 }
 template <typename T, typename O, typename Op>
 static int warp_path(const T *x, O *y, long rows, int cols, typename Op::Params prm)
 {
     constexpr int P = pack_of<T>();
-    int packs = (cols + P - 1) / P, W = 4;
-    while (W < 32 && W < packs)
-        W *= 2;
-    if (packs <= 32) return launch_warp<T, O, Op, 1>(x, y, rows, cols, W, prm);
-    if (packs <= 64) return launch_warp<T, O, Op, 2>(x, y, rows, cols, 32, prm);
-    if (packs <= 128) return launch_warp<T, O, Op, 4>(x, y, rows, cols, 32, prm);
-    if constexpr (P <= 4) if (packs <= 256) return launch_warp<T, O, Op, 8>(x, y, rows, cols, 32, prm);
+    int packs = (cols + P - 1) / P, log2w = 2;
+    while (log2w < 5 && (1 << log2w) < packs)
+        log2w++;
+    if (packs <= 32) return launch_warp<T, O, Op, 1>(x, y, rows, cols, log2w, prm);
+    if (packs <= 64) return launch_warp<T, O, Op, 2>(x, y, rows, cols, 5, prm);
+    if (packs <= 128) return launch_warp<T, O, Op, 4>(x, y, rows, cols, 5, prm);
+    if constexpr (P <= 4) if (packs <= 256) return launch_warp<T, O, Op, 8>(x, y, rows, cols, 5, prm);
     return 0;
 }
 
