@@ -88,6 +88,8 @@ if [ $status -eq 0 ]; then
         checker/metrics/metrics.sh block "$nn" "$file"
         progress_done
     fi
+    # On a GPU, the speed: the learner's kernel and a copy timed now, the rest from make bench's tables.
+    checker/scripts/speed.sh "$nn"
     say ""
     checker/scripts/progress.sh record "$nn" done
     checker/scripts/predict.sh show "$nn"
