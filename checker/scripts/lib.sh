@@ -199,6 +199,13 @@ program_nvcc_flags() {
     if [ "$1" = gpu ]; then echo "$GPU_NVCCFLAGS"; else echo "$EMU_NVCCFLAGS -O3 -std=c++17"; fi
 }
 
+# The nvcc flags that compile one kernel file for BACKEND (its contract is force-included after them):
+# build-suite.sh's, and make bench's for the same file, so that it is compiled once (nvcc-cached.sh).
+kernel_nvcc_flags() {
+    if [ "$1" = emu ]; then echo "$EMU_NVCCFLAGS -O3 -I$CUDA_HOME/include/cccl"
+    else echo "$GPU_NVCCFLAGS -I$CUDA_HOME/include/cccl"; fi
+}
+
 # The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line.
 contract_functions() {
     sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$1.h"
