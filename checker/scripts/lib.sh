@@ -179,6 +179,16 @@ is_starting_file() {
     return 1
 }
 
+# PATH with the course developer's tools that `deps.sh --test` installs from PyPI in front (.deps/tools:
+# actionlint in bin/, cuobjdump and nvdisasm in nvidia/cuNN/bin/), where they are.
+dev_tools_path() {
+    local dir p=$PATH
+    for dir in "$PWD"/.deps/tools/nvidia/cu*/bin "$PWD/.deps/tools/bin"; do
+        [ -d "$dir" ] && p="$dir:$p"
+    done
+    echo "$p"
+}
+
 # Exits with status 2 and a sentence unless NN names an exercise; ACTION is the make target that was used
 # ("hint", "solution"...), for the example in the sentence.
 require_exercise() {
