@@ -257,12 +257,11 @@ metric_label() {
 
 # ---- Grading a file as a learner would, without touching the real exercise -------------------------------
 
-# scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
-# exercise NN as `make exNN` does: the checker, the Makefile and the lessons linked from ROOT (default: this
-# one), a copy of the exercise's folder, and the checker's built objects linked read-only (the learner's
-# build goes to DIR/build). Prints the exercise file's path inside DIR, as the course ships it.
-scratch_copy() {
-    local dir=$1 nn=$2 root=${3:-$(pwd)} exdir rel real_build
+# scratch_course DIR [ROOT]: makes DIR a course without exercises, where checker/scripts/grade.sh and
+# build-suite.sh run with BUILD=build: the checker, the Makefile and the lessons linked from ROOT (default:
+# this one), and the checker's built objects linked read-only (what is built there goes to DIR/build).
+scratch_course() {
+    local dir=$1 root=${2:-$(pwd)} real_build
     real_build=$(cd "$root/$BUILD" && pwd)
     rm -rf "$dir"
     mkdir -p "$dir/exercises" "$dir/build/emu"
@@ -274,6 +273,16 @@ scratch_copy() {
     [ -e "$real_build/bin" ] && ln -s "$real_build/bin" "$dir/build/bin"
     [ -e "$real_build/locale" ] && ln -s "$real_build/locale" "$dir/build/locale"
     [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    return 0
+}
+
+# scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
+# exercise NN as `make exNN` does: the checker, the Makefile and the lessons linked from ROOT (default: this
+# one), a copy of the exercise's folder, and the checker's built objects linked read-only (the learner's
+# build goes to DIR/build). Prints the exercise file's path inside DIR, as the course ships it.
+scratch_copy() {
+    local dir=$1 nn=$2 root=${3:-$(pwd)} exdir rel
+    scratch_course "$dir" "$root"
     exdir=$(cd "$root" && exercise_dir "$nn")
     cp -R "$root/$exdir" "$dir/exercises/"
     # The skeleton's name as committed (the learner's own copy may be the one deleted).
