@@ -125,6 +125,11 @@ grade-file: checker
 bench: deps
 	@checker/scripts/bench.sh
 
+# For teachers: grade every learner's checkout in a folder, e.g.  make classroom SUBMISSIONS=~/class/
+.PHONY: classroom
+classroom: checker
+	@checker/scripts/classroom.sh $(SUBMISSIONS)
+
 metrics: checker
 	@checker/metrics/metrics.sh table
 
