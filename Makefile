@@ -77,8 +77,9 @@ help: i18n
 deps:
 	@checker/scripts/deps.sh
 
+# The checker's objects build nproc at a time (the emulator's library is some twenty C files).
 checker: deps
-	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
+	@$(MAKE) --no-print-directory -s -j$(shell nproc 2>/dev/null || echo 1) $(CHECKER_LIBS)
 
 ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
