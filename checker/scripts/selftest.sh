@@ -267,7 +267,7 @@ workflow_lint() {
     fi
     local log="$work/actionlint.log"
     if actionlint -no-color .github/workflows/*.yml >"$log" 2>&1; then
-        verdict workflow 1 "the classroom workflow: actionlint finds nothing in $(ls .github/workflows/*.yml | tr '\n' ' ')"
+        verdict workflow 1 "the classroom workflow: actionlint finds nothing in $(echo .github/workflows/*.yml)"
     else verdict workflow 0 "the classroom workflow: actionlint: $(head -n 1 "$log") (log: $log)"; fi
 }
 # make classroom on three checkouts made here: one solved, one broken, one untouched.
