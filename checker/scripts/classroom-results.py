@@ -3,7 +3,7 @@
 OUT/grades.csv (a row per submission, a column per exercise NN), and per submission NAME.tap (TAP 13),
 NAME.xml (JUnit, for CI's test views) and NAME.md (the grade as a page: the workflow's job summary).
 
-OUT/work/NAME/results.tsv has one line per exercise: NN, state (done, failing, not-started), the first
+OUT/work/NAME/folder names the submission's folder; OUT/work/NAME/results.tsv has one line per exercise: NN, state (done, failing, not-started), the first
 failure, and the TAP files of its backends (the harness's: "ok N - name", "not ok N - name" with the
 message in a YAML block, "# SKIP why"); OUT/work/NAME/exNN.BACKEND.report is the report a learner reads.
 """
@@ -159,7 +159,11 @@ def main():
             note, rows = read_submission(work, name)
             done = sum(1 for nn in exercises if rows.get(nn, ("",))[0] == "done")
             cells = [cell(*rows[nn][:2]) if nn in rows else "" for nn in exercises]
-            w.writerow([name] + cells + ["%d/%d" % (done, len(exercises)), note])
+            try:   # the folder's own name; NAME is the one file names use
+                folder = open(os.path.join(work, name, "folder"), encoding="utf-8").read().strip() or name
+            except OSError:
+                folder = name
+            w.writerow([folder] + cells + ["%d/%d" % (done, len(exercises)), note])
             for ext, text in (("tap", tap(exercises, rows, note)), ("xml", junit(name, exercises, rows, note)),
                               ("md", page(name, exercises, rows, note))):
                 with open(os.path.join(out, "%s.%s" % (name, ext)), "w", encoding="utf-8") as g:

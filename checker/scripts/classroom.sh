@@ -32,6 +32,11 @@ out=$(cd "$out" && pwd)
 if [ -d "$subs/exercises" ]; then echo "$subs" >"$out/submissions"
 else find "$subs" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | LC_ALL=C sort >"$out/submissions"; fi
 count=$(wc -l <"$out/submissions")
+# Each one's name in file names: its folder's name with anything but letters, digits, '.', '_' and '-' made
+# '_', and a number after it where two would be the same.
+while IFS= read -r sub; do
+    printf '%s\t%s\n' "$(basename "$sub" | LC_ALL=C sed 's/[^A-Za-z0-9._-]/_/g')" "$sub"
+done <"$out/submissions" | awk -F'\t' '{ n = $1; if (seen[n]++) n = n "_" seen[$1]; print n "\t" $2 }' >"$out/names"
 if [ "$count" = 0 ]; then
     sayf 'There is no folder in %s: put one checkout per learner there.' "$subs"
     exit 2
@@ -52,6 +57,7 @@ grade_one() {
     local name=$1 sub=$2 dir="$out/work/$1" nn exdir mine file rel status result tap first
     scratch_course "$dir" "$root"
     : >"$dir/results.tsv"
+    basename "$sub" >"$dir/folder"
     if [ ! -d "$sub/exercises" ]; then
         printf 'none\tnot-a-checkout\t%s\t\n' "$(textf 'no exercises/ folder: not a checkout of the course')" >>"$dir/results.tsv"
         return
@@ -105,27 +111,23 @@ grade_one() {
     done
 }
 
-# A submission's name in file names: its folder's name with anything but letters, digits, '.', '_' and '-'
-# made '_'.
-safe_name() { basename "$1" | LC_ALL=C sed 's/[^A-Za-z0-9._-]/_/g'; }
-
-# Grades one submission in its own process, then prints "NAME<TAB>done<TAB>failing<TAB>not started".
+# Grades one submission ("NAME<TAB>FOLDER") in its own process, then prints "NAME<TAB>done<TAB>failing<TAB>not
+# started".
 grade_submission() {
-    local sub=$1 name
-    name=$(safe_name "$sub")
+    local name=${1%%$'\t'*} sub=${1#*$'\t'}
     grade_one "$name" "$sub" >"$out/work/$name.log" 2>&1
     printf '%s\t%s\t%s\t%s\n' "$name" "$(grep -c $'\tdone\t' "$out/work/$name/results.tsv")" \
         "$(grep -c $'\tfailing\t' "$out/work/$name/results.tsv")" "$(grep -c $'\tnot-started\t' "$out/work/$name/results.tsv")"
 }
 
-export -f grade_one grade_submission safe_name starting scratch_course
+export -f grade_one grade_submission starting scratch_course
 export out root limit backends
 sayf 'Grading %s submissions from %s, %s at a time, with the tests of this checkout (%s):' "$count" "$subs" "$jobs" "$backends"
 k=0
 while IFS=$'\t' read -r name d f s; do
     k=$((k + 1))
     printf '  [%*d/%d] %s\n' "${#count}" "$k" "$count" "$(textf '%s: %s done, %s failing, %s not started' "$name" "$d" "$f" "$s")"
-done < <(tr '\n' '\0' <"$out/submissions" |
+done < <(tr '\n' '\0' <"$out/names" |
          xargs -0 -P "$jobs" -I{} bash -c '. checker/scripts/lib.sh; grade_submission "$1"' _ {})
 
 python3 checker/scripts/classroom-results.py "$out" $(exercise_numbers) || exit 1
