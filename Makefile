@@ -57,7 +57,7 @@ $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(I18N_OBJ)
 
 # The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
 EXERCISE_GOALS := $(sort $(foreach d,$(wildcard exercises/[0-9][0-9]-*/),ex$(firstword $(subst -, ,$(notdir $(d:/=))))))
-ACTIONS := reset hint solution watch predict
+ACTIONS := reset hint solution watch predict show
 # `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
 ACTION := $(firstword $(filter $(ACTIONS),$(MAKECMDGOALS)))
 
@@ -89,6 +89,10 @@ $(EXERCISE_GOALS): | i18n
 	$(LEARNER)@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
 $(ACTION): | i18n
 	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
+endif
+# make show runs the learner's file on the emulator: the checker (and the emulator) are built first.
+ifeq ($(ACTION),show)
+$(EXERCISE_GOALS): checker
 endif
 # Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
 # the action's own line has said it). Any other unknown goal too. (A file that is not a goal and has no

@@ -418,6 +418,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
     uint64_t executed = x->executed;
     const uint64_t budget = x->budget;
     uint64_t threads = 0, mark = executed;   /* thread instructions: mask's lanes for each instruction since mark */
+    struct emu_trace *const trace = x->trace;   /* NULL unless `make show` asked: one predictable test below */
 
 /* Thread instructions are counted when the mask changes (and on leaving), not at every instruction. */
 #define FLUSH_THREADS(UPTO) do { threads += ((UPTO) - mark) * (uint64_t)__builtin_popcount(mask); mark = (UPTO); } while (0)
@@ -445,8 +446,13 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         if (in->guard >= 0) {
             uint32_t g = P[in->guard];
             m &= (in->flags & EMU_F_NEG_GUARD) ? ~g : g;
-            if (!m) { pc++; continue; }
+            if (!m) {
+                if (__builtin_expect(trace != NULL, 0)) emu_trace_insn(x, w, in, pc, mask, 0, R);
+                pc++;
+                continue;
+            }
         }
+        if (__builtin_expect(trace != NULL, 0)) emu_trace_insn(x, w, in, pc, mask, m, R);
         /* operand rows: one pointer per operand, so the lane loops are plain array loops */
         uint64_t *const rd = R + in->d;
         const uint64_t *const ra = R + in->a, *const rb = R + in->b, *const rc = R + in->c, *const re = R + in->e;

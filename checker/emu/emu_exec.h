@@ -123,6 +123,7 @@ typedef struct emu_ctx {
     unsigned long pend_more;    /* reads of never-written words beyond those kept in pend */
     uint64_t clock0;
     unsigned seed;
+    struct emu_trace *trace;    /* `make show`'s record of this launch (emu_trace.c), NULL unless asked */
 } emu_ctx;
 
 /* emu_exec.c */
@@ -140,6 +141,43 @@ void emu_fatal(emu_ctx *x, int error);
 const char *emu_barrier_name(const emu_insn *in);
 static inline const emu_frame *emu_top_frame(const emu_warp *w) { return &w->frames[w->nframes - 1]; }
 
+/* The space an address of an instruction of space `space` lies in; a generic address is moved into its
+ * window (shared and local addresses start at 0 there), a global one stays as it is. */
+static inline int emu_space_of(int space, uint64_t *addr)
+{
+    if (space != EMU_SP_GENERIC) return space;
+    if (*addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) { *addr -= EMU_SHARED_WINDOW; return EMU_SP_SHARED; }
+    if (*addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) { *addr -= EMU_LOCAL_WINDOW; return EMU_SP_LOCAL; }
+    return EMU_SP_GLOBAL;
+}
+
+/* The byte of the block's shared memory that n bytes at shared address addr start at, when they lie
+ * inside the variable the address belongs to (see emu_svar); 0 when they do not. */
+static inline int emu_shared_offset(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *off)
+{
+    uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
+    uint64_t rel = addr - EMU_SHARED_TAG_ADDR(tag);   /* huge when before the start */
+    if (tag < 1 || tag > x->nstags || rel >= x->stags[tag].size || n > x->stags[tag].size - rel) return 0;
+    *off = x->stags[tag].base + (uint32_t)rel;
+    return 1;
+}
+
+/* The lane that lane l of a shuffle of mode (EMU_SH_*) reads, given its lane operand b and its clamp and
+ * segment operand c; -1 when the source lies outside l's segment, so that l keeps its own value. */
+static inline int emu_shfl_lane(int mode, int l, uint32_t b, uint32_t c)
+{
+    uint32_t segmask = (c >> 8) & 31, cval = c & 31;
+    int maxl = (int)((l & segmask) | (cval & ~segmask)), minl = (int)(l & segmask), j;
+    b &= 31;
+    switch (mode) {
+    case EMU_SH_UP: j = l - (int)b; return j >= maxl ? j : -1;
+    case EMU_SH_DOWN: j = l + (int)b; break;
+    case EMU_SH_BFLY: j = l ^ (int)b; break;
+    default: j = minl | (int)(b & ~segmask); break;
+    }
+    return j <= maxl ? j : -1;
+}
+
 /* emu_exec_mem.c: 0 when the launch must stop. */
 int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
@@ -147,6 +185,10 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
 /* ld.param [%rd+off] in a kernel: each lane reads the argument bytes at the offset its register holds. */
 int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes);
 void emu_flush_pending(emu_ctx *x);   /* at each barrier and block end */
+/* The metrics' counts of one warp access of n bytes per lane: the bank conflicts of the shared accesses at
+ * byte offsets off[] by lanes lane[] (cnt of them), and the 32-byte sectors of the global ones at addr[]. */
+uint64_t emu_bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n);
+uint64_t emu_sectors(const uint64_t *addr, int cnt, unsigned n);
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
@@ -167,6 +209,13 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
  * when it is one (else 0). */
 void emu_global_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len);
 int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t len);
+
+/* emu_trace.c: `make show`'s record of a run (EMU_TRACE names its file). emu_trace_launch gives a launch its
+ * trace, or NULL when none was asked for; emu_exec_warp calls emu_trace_insn before each instruction a warp
+ * issues (mask: the lanes running, m: those of them its guard lets execute it; R: the registers). */
+struct emu_trace *emu_trace_launch(emu_ctx *x);
+void emu_trace_insn(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, uint32_t mask, uint32_t m, const uint64_t *R);
+void emu_trace_end(emu_ctx *x);
 
 /* emu_exec_warp.c */
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask);

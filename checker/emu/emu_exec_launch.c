@@ -230,6 +230,7 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
     const char *seed = getenv("EMU_SEED");
     x->seed = seed ? (unsigned)strtoul(seed, NULL, 10) : 12345u;
 
+    x->trace = emu_trace_launch(x);
     emu_diag_begin();
     for (unsigned bz = 0; bz < grid.z && !x->stop; bz++)
         for (unsigned by = 0; by < grid.y && !x->stop; by++)
@@ -240,6 +241,7 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
                 out->metrics.blocks++;
             }
     emu_race_end(x);
+    if (x->trace) emu_trace_end(x);
     emu_diag_end(f->pretty);
     if (x->executed >= x->budget || x->endless) emu_diag_endless_record(f->name);
     fflush(stdout);

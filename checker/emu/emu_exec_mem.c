@@ -406,7 +406,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Distinct 32-byte sectors touched by the lanes' accesses of n bytes each. */
-static uint64_t sectors(const uint64_t *addr, int cnt, unsigned n)
+uint64_t emu_sectors(const uint64_t *addr, int cnt, unsigned n)
 {
     uint64_t sec[128];
     int k = 0;
@@ -422,7 +422,7 @@ static uint64_t sectors(const uint64_t *addr, int cnt, unsigned n)
 
 /* Bank conflicts of one warp-wide shared access (32 banks of 4 bytes; the same word is a broadcast).
  * 8-byte accesses go in two half-warp phases, 16-byte ones in four quarter-warp phases. */
-static uint64_t bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n)
+uint64_t emu_bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n)
 {
     int lanes_per_phase = n <= 4 ? 32 : n == 8 ? 16 : 8;
     uint64_t extra = 0;
@@ -460,27 +460,11 @@ static uint64_t bank_conflicts(const uint32_t *off, const int *lane, int cnt, un
 
 /* ---- Address resolution -------------------------------------------------------------------------- */
 
-/* The byte of the block's shared memory that n bytes at shared address addr start at, when they lie
- * inside the variable the address belongs to (see emu_svar); 0 when they do not. */
-static inline int shared_offset(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *off)
-{
-    uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
-    uint64_t rel = addr - EMU_SHARED_TAG_ADDR(tag);   /* huge when before the start */
-    if (tag < 1 || tag > x->nstags || rel >= x->stags[tag].size || n > x->stags[tag].size - rel) return 0;
-    *off = x->stags[tag].base + (uint32_t)rel;
-    return 1;
-}
-
 /* Where a lane's access of n bytes lands; NULL (after a fatal finding) if nowhere valid. */
 static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
                         int *space_out, uint32_t *soff)
 {
-    int space = in->space;
-    if (space == EMU_SP_GENERIC) {
-        if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) { space = EMU_SP_SHARED; addr -= EMU_SHARED_WINDOW; }
-        else if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) { space = EMU_SP_LOCAL; addr -= EMU_LOCAL_WINDOW; }
-        else space = EMU_SP_GLOBAL;
-    }
+    int space = emu_space_of(in->space, &addr);
     *space_out = space;
     if (addr % n) {
         /* vector and 8-byte accesses need natural alignment */
@@ -489,7 +473,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     }
     if (space == EMU_SP_SHARED) {
         uint32_t off;
-        if (!shared_offset(x, addr, n, &off)) {
+        if (!emu_shared_offset(x, addr, n, &off)) {
             uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
             shared_oob(x, w, in, l, tag, (int64_t)addr - EMU_SHARED_TAG_ADDR(tag), n, acc);
             return NULL;
@@ -522,11 +506,11 @@ static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, con
 {
     emu_metrics *met = x->met;
     if (ng) {
-        if (acc == ACC_LOAD) { met->global_load_requests++; met->global_load_sectors += sectors(gaddr, ng, n); }
-        else { met->global_store_requests++; met->global_store_sectors += sectors(gaddr, ng, n); }
+        if (acc == ACC_LOAD) { met->global_load_requests++; met->global_load_sectors += emu_sectors(gaddr, ng, n); }
+        else { met->global_store_requests++; met->global_store_sectors += emu_sectors(gaddr, ng, n); }
     }
     if (ns) {
-        uint64_t c = bank_conflicts(soff, slane, ns, n);
+        uint64_t c = emu_bank_conflicts(soff, slane, ns, n);
         if (acc == ACC_LOAD) { met->shared_load_instructions++; met->shared_load_bank_conflicts += c; }
         else { met->shared_store_instructions++; met->shared_store_bank_conflicts += c; }
     }
@@ -559,7 +543,7 @@ static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
 {
     uint64_t diff = 0;
     for (int i = 1; i < cnt; i++) diff |= addr[i] ^ (addr[i - 1] + n);
-    if (diff) return sectors(addr, cnt, n);
+    if (diff) return emu_sectors(addr, cnt, n);
     return ((addr[cnt - 1] + n - 1) >> 5) - (addr[0] >> 5) + 1;
 }
 
@@ -692,7 +676,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             }
         }
         x->met->global_load_requests++;
-        x->met->global_load_sectors += contiguous ? ((hi + n - 1) >> 5) - (lo >> 5) + 1 : sectors(addr, cnt, n);
+        x->met->global_load_sectors += contiguous ? ((hi + n - 1) >> 5) - (lo >> 5) + 1 : emu_sectors(addr, cnt, n);
         return 1;
     }
     if (x->last_full) {
@@ -928,7 +912,7 @@ const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, si
 {
     if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) {
         uint32_t off;
-        return shared_offset(x, addr - EMU_SHARED_WINDOW, (unsigned)size, &off) ? x->shared + off : NULL;
+        return emu_shared_offset(x, addr - EMU_SHARED_WINDOW, (unsigned)size, &off) ? x->shared + off : NULL;
     }
     if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) return emu_local_ptr(x, w, lane, addr - EMU_LOCAL_WINDOW, size);
     return emu_mem_lookup((uintptr_t)addr, size) ? (const void *)(uintptr_t)addr : NULL;

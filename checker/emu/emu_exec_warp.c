@@ -100,17 +100,8 @@ void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
     }
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint32_t b = (uint32_t)R[in->b + l] & 31, c = (uint32_t)R[in->c + l];
-        uint32_t segmask = (c >> 8) & 31, cval = c & 31;
-        int maxl = (int)((l & segmask) | (cval & ~segmask)), minl = (int)(l & segmask);
-        int j, ok;
-        switch (in->mod) {
-        case EMU_SH_UP: j = l - (int)b; ok = j >= maxl; break;
-        case EMU_SH_DOWN: j = l + (int)b; ok = j <= maxl; break;
-        case EMU_SH_BFLY: j = l ^ (int)b; ok = j <= maxl; break;
-        default: j = minl | (int)(b & ~segmask); ok = j <= maxl; break;
-        }
-        if (!ok || j < 0 || j > 31) j = l;
+        int j = emu_shfl_lane(in->mod, l, (uint32_t)R[in->b + l], (uint32_t)R[in->c + l]), ok = j >= 0;
+        if (!ok) j = l;
         else if (!(m >> j & 1)) { shfl_absent(x, w, in, l, j); j = l; }
         R[in->d + l] = src[j];
         pbits |= (uint32_t)ok << l;

