@@ -316,7 +316,7 @@ run_job() {
 # A job's length is its time in the last make test here (BUILD/BACKEND/selftest-durations), else a guess
 # from what was measured on 2 cores (emulator on CPU): nvcc takes about 2 s of CPU a file, Thrust and CUB
 # (exercise 12) about 10; exercise 08's n = 2^31 - 1 test about 8 on the emulator; the emulator's own
-# tests 85, make bench's program 55 (each a few dozen compiles), the SASS boxes 20.
+# tests 85, make bench's program 55 (each a few dozen compiles), make show's pictures 40, the SASS boxes 20.
 count=$(wc -l <"$items")
 bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
@@ -343,7 +343,8 @@ guess() {   # NN KIND: seconds
         index=$((index + 1)); printf '%s\t%s\tmistake %s\n' "$(guess "$(basename "$(dirname "$entry")" | sed 's/^ex//')" grade)" "$entry" "$index"
     done <"$work/mistakes.list"
     for c in $checks; do
-        case $c in emu-test) s=85 ;; bench-*) s=55 ;; sass) s=20 ;; report-editions | classroom) s=10 ;; *) s=1 ;; esac
+        case $c in emu-test) s=85 ;; bench-*) s=55 ;; show-lessons) s=40 ;; sass | show) s=20 ;;
+                   report-editions | classroom) s=10 ;; *) s=1 ;; esac
         printf '%s\t%s\tcheck %s\n' "$s" "$c" "$c"
     done
 } >"$work/queue"
