@@ -6,8 +6,8 @@
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
 # the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
-# emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
-# on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
+# emulator's own tests must pass. `make bench`'s program is built from the references (on ints, and on
+# floats by checker/bench/as_float.sed) and each version's sums are checked. The lessons' ladders
 # and SASS boxes are compared with what their commands print now, so are `make show`'s pictures (with its own
 # checks: checker/show/check_show.py), the measurement candidates of
 # checker/bench/candidates/ must still apply to the solutions, and the Chinese edition must be in step
@@ -17,8 +17,8 @@
 # guess), run nproc at a time, so that both cores of a small machine stay busy to the end.
 # Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
 # are the same verifications. A table of caught and missed per exercise follows.
-# What it needs beyond a learner's tools (xgettext, cuobjdump and nvdisasm, actionlint) deps.sh --test
-# installs first.
+# What it needs beyond a learner's tools (xgettext, Chromium, cuobjdump and nvdisasm, actionlint) deps.sh
+# --test installs meanwhile; the checks that use them wait for it.
 # On a GPU machine each kernel runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
