@@ -167,7 +167,10 @@ static int bench_rows(flusher flush, FILE *csv)   // csv: rows.csv, for rows_tor
         shapes = {{65536, 1024, "a layer's activations: rows of 1024"},
                   {8192, 8192, "rows of 8192"},
                   {256, 262144, "long rows of 2^18"},
-                  {1 << 20, 64, "short rows of 64: one block per row idles most of its threads"}};
+                  {1 << 20, 64, "short rows of 64: one block per row idles most of its threads"},
+                  {8192, 50257, "a vocabulary: rows of 50257, each starting off a 16-byte boundary"},
+                  {16384, 4096, "rows of 4096"},
+                  {32768, 128, "rows of 128"}};
     size_t max_n = 0;
     for (const shape &s : shapes) max_n = std::max(max_n, (size_t)s.rows * s.cols);
     fill_rows(max_n);
