@@ -46,8 +46,10 @@ chromium() {
     [ -e "$tried" ] || ! command -v apt-get >/dev/null 2>&1 && return 0
     mkdir -p "$BUILD" && touch "$tried"
     if [ "$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else return 0; fi
-    $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
-        { $sudo apt-get update -qq >/dev/null 2>&1 && $sudo apt-get install -y -qq chromium >/dev/null 2>&1; } ||
+    # At most a few minutes each: a machine without the archive (a GPU machine) must not hold make test up.
+    timeout 300 $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
+        { timeout 120 $sudo apt-get update -qq >/dev/null 2>&1 &&
+          timeout 300 $sudo apt-get install -y -qq chromium >/dev/null 2>&1; } ||
         sayf "Could not install chromium: make test will check make show's page by its structure."
 }
 
