@@ -182,6 +182,7 @@ verdict() {
 }
 
 # A bad input or a realistic mistake, through its script's --one: "ok NAME: ...", "FAIL ..." or "WAIT ...".
+# KIND (badinputs or mistakes) names its verdicts' kind and its folder in work/.
 run_scripted() {   # ID SCRIPT KIND-LABEL KIND ARG
     local id=$1 script=$2 what=$3 kind=$4 line
     line=$("$script" --one "$5" "$work/$kind" 2>>"$work/$what.log" | tail -n 1)
@@ -393,11 +394,11 @@ while IFS=$'\t' read -r _ job; do
     kernel:unusual*:1) accepted[e]=$(( ${accepted[e]:-0} + 1 )) ;;
     kernel:unusual*:skip) ;;
     kernel:unusual*) rejected[e]=$(( ${rejected[e]:-0} + 1 )) ;;
-    bad:*:1) bad_ok=$((bad_ok + 1)) ;;
-    bad:*) bad_failed=$((bad_failed + 1)) ;;
-    mistake:*:1) mistakes_ok=$((mistakes_ok + 1)) ;;
-    mistake:*:wait) mistakes_waiting=$((mistakes_waiting + 1)) ;;
-    mistake:*) mistakes_failed=$((mistakes_failed + 1)) ;;
+    badinputs:*:1) bad_ok=$((bad_ok + 1)) ;;
+    badinputs:*) bad_failed=$((bad_failed + 1)) ;;
+    mistakes:*:1) mistakes_ok=$((mistakes_ok + 1)) ;;
+    mistakes:*:wait) mistakes_waiting=$((mistakes_waiting + 1)) ;;
+    mistakes:*) mistakes_failed=$((mistakes_failed + 1)) ;;
     esac
     case $ok in
     1) passed=$((passed + 1)) ;;
