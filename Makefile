@@ -77,8 +77,9 @@ help: i18n
 deps:
 	@checker/scripts/deps.sh
 
+# The checker's objects build nproc at a time (the emulator's library is some twenty C files).
 checker: deps
-	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
+	@$(MAKE) --no-print-directory -s -j$(shell nproc 2>/dev/null || echo 1) $(CHECKER_LIBS)
 
 ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
@@ -128,6 +129,11 @@ grade-file: checker
 
 bench: deps
 	@checker/scripts/bench.sh
+
+# For teachers: grade every learner's checkout in a folder, e.g.  make classroom SUBMISSIONS=~/class/
+.PHONY: classroom
+classroom: checker
+	@checker/scripts/classroom.sh $(SUBMISSIONS)
 
 metrics: checker
 	@checker/metrics/metrics.sh table

@@ -31,7 +31,7 @@ objects=()
 # side. SCRIPTS are sed scripts for the source, applied in turn (the contract is then not included: its
 # types differ).
 add_object() {
-    local nn=$1 src=$2 prefix=$3 obj include=() script
+    local nn=$1 src=$2 prefix=$3 obj include=() script objflags=$flags
     shift 3
     obj="$out/${prefix}$(basename "$src" .cu).o"
     if [ $# -gt 0 ]; then
@@ -39,8 +39,9 @@ add_object() {
         for script in "$@"; do sed -E -i -f "$script" "$src" || return 1; done
     else
         include=(-include "checker/contracts/ex$nn.h")
+        objflags=$(kernel_nvcc_flags "$backend")   # as build-suite.sh compiles it: one compile serves both
     fi
-    $NVCC $flags "${include[@]}" -c "$src" -o "$obj" 2>"$obj.log" || return 1
+    checker/scripts/nvcc-cached.sh "$obj" "$src" $objflags "${include[@]}" -c 2>"$obj.log" || return 1
     localize_object "$obj" "$nn" "$prefix" && objects+=("$obj")
 }
 # A reference that sums ints, as it is and rewritten to sum floats (exercise 11's with one more script).
