@@ -18,9 +18,15 @@ BACKEND   := $(if $(EMU_LIB),$(if $(filter 1,$(SIM)),emu,$(if $(HAVE_GPU),gpu,em
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I$(CUDA_HOME)/include
 GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17
+# On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
+# PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").
+GPU_SM    := $(if $(filter native,$(GPU_ARCH)),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d .),$(patsubst sm_%,%,$(GPU_ARCH)))
+comma     := ,
+BOTH_NVCCFLAGS := $(if $(GPU_SM),-gencode arch=compute_$(GPU_SM)$(comma)code=sm_$(GPU_SM),-arch=$(GPU_ARCH)) \
+                  -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -O3 -lineinfo -std=c++17
 GPU_LDFLAGS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
-export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
+export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS BOTH_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
 
 # The learner's language: English, or Chinese (COURSE_LANG=zh, or a zh_CN locale): checker/i18n/i18n.mk.
 include checker/i18n/i18n.mk

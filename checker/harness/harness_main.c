@@ -177,8 +177,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
      * come near that. */
     check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
-    const char *no_colour = getenv("NO_COLOR");
-    int tty = isatty(STDOUT_FILENO);
+    const char *no_colour = getenv("NO_COLOR"), *colour = getenv("COURSE_COLOR");
+    /* COURSE_COLOR=1: the report goes to a file that a terminal shows later (grade.sh's second opinion). */
+    int tty = isatty(STDOUT_FILENO) || (colour && !strcmp(colour, "1"));
     use_colour = tty && !(no_colour && *no_colour);
     uint64_t seed = harness_seed();
     const char *backend = harness_backend();

@@ -212,8 +212,11 @@ program_nvcc_flags() {
 # The nvcc flags that compile one kernel file for BACKEND (its contract is force-included after them):
 # build-suite.sh's, and make bench's for the same file, so that it is compiled once (nvcc-cached.sh).
 kernel_nvcc_flags() {
-    if [ "$1" = emu ]; then echo "$EMU_NVCCFLAGS -O3 -I$CUDA_HOME/include/cccl"
-    else echo "$GPU_NVCCFLAGS -I$CUDA_HOME/include/cccl"; fi
+    case $1 in
+    emu) echo "$EMU_NVCCFLAGS -O3 -I$CUDA_HOME/include/cccl" ;;
+    both) echo "${BOTH_NVCCFLAGS:-$GPU_NVCCFLAGS} -I$CUDA_HOME/include/cccl" ;;
+    *) echo "$GPU_NVCCFLAGS -I$CUDA_HOME/include/cccl" ;;
+    esac
 }
 
 # The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line.
