@@ -283,9 +283,10 @@ void emu_record_words(const emu_record *r, int with_noun, char *head, size_t hea
     char place[400] = "", label[200] = "", site[400] = "", count[300] = "";
     emu_place_text(&r->at, place, sizeof place);
     if (place[0] && r->other.line > 0 && r->at.label) {
-        const char *l = at_label(&r->at, label, sizeof label);
-        size_t n = strlen(place);
-        snprintf(place + n, sizeof place - n, " (%s)", l);
+        char labelled[sizeof place];
+        /* TRANSLATORS: a place in the learner's file (file:line), then what it is ("the read"). */
+        snprintf(labelled, sizeof labelled, emu_text("%s (%s)"), place, at_label(&r->at, label, sizeof label));
+        snprintf(place, sizeof place, "%s", labelled);
     }
     if (r->kernel[0] && r->has_thread)
         snprintf(site, sizeof site, emu_text("in kernel %s, block (%u,%u,%u), thread (%u,%u,%u)"), r->kernel,
