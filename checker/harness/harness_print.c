@@ -176,6 +176,16 @@ static void print_same(const emu_record *r)
     print_wrapped(NULL, line, (int)strlen(line));
 }
 
+/* Another kind of finding at a line whose finding the report gave in full: the same mistake seen another
+ * way (a missing barrier races inside a warp and between warps), so one line. */
+static void print_also(const emu_record *r, const char *place)
+{
+    char line[1400];
+    const char *slash = strrchr(place, '/');
+    snprintf(line, sizeof line, _("Also at this line: %s (%s)."), _(emu_kind_noun(r->kind)), slash ? slash + 1 : place);
+    print_wrapped(NULL, line, (int)strlen(line));
+}
+
 /* A finding in full: its place, kind, thread and what happened, then its second place. */
 static void print_finding(const emu_record *r)
 {
@@ -262,7 +272,10 @@ static void print_failure(const char *msg)
     for (int i = 0; i < m.nlines; i++) {
         if (m.line[i].rec >= 0) {
             const emu_record *r = &m.recs[m.line[i].rec];
+            char place[300];
+            size_t place_len = strlen(emu_place_text(&r->at, place, sizeof place));
             if (finding_shown(r, 1)) print_same(r);
+            else if (place_len && shown_before('p', place, place_len)) print_also(r, place);
             else print_finding(r);
         } else if (!later || fresh) {
             print_wrapped(NULL, m.line[i].text, m.line[i].len);

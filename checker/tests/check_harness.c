@@ -169,6 +169,26 @@ START_TEST(test_report_says_a_finding_once_and_only_the_first_hint)
 }
 END_TEST
 
+START_TEST(test_report_says_another_kind_at_the_same_line_in_one_line)
+{
+    char msg[8192], out[8192];
+    message_with_race(msg, sizeof msg, 33, "k(n = 1) gave its result, but the emulator found:", NULL);
+    emu_record r;
+    emu_record_init(&r, EMU_FD_WARP_RACE);
+    snprintf(r.at.file, sizeof r.at.file, "ex.cu");
+    r.at.line = 33;
+    snprintf(r.text, sizeof r.text, "writes sdata[32] too early.");
+    size_t n = strlen(msg);
+    msg[n++] = '\n';
+    emu_record_encode(&r, EMU_ENCODE_ALL, msg + n, sizeof msg - n);
+    const char *names[] = {"core: one"};
+    const char *msgs[] = {msg};
+    capture_report(names, msgs, 1, out, sizeof out);
+    ck_assert_msg(strstr(out, "Also at this line: race inside a warp (ex.cu:33).") != NULL &&
+                  strstr(out, "too early.") && !strstr(out, "writes sdata[32]"), "one line for the second: %s", out);
+}
+END_TEST
+
 START_TEST(test_report_finding_comes_before_the_error_it_caused)
 {
     char msg[4096], out[8192];
@@ -221,6 +241,7 @@ int main(int argc, char **argv)
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
         {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
         {"report: a finding is said once, and only the first failure's hint", test_report_says_a_finding_once_and_only_the_first_hint, NEEDS_NOTHING},
+        {"report: another kind of finding at the same line is said in one line", test_report_says_another_kind_at_the_same_line_in_one_line, NEEDS_NOTHING},
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
         {0},
