@@ -176,8 +176,9 @@ static void print_same(const emu_record *r)
     print_wrapped(NULL, line, (int)strlen(line));
 }
 
-/* Another kind of finding at a line whose finding the report gave in full: the same mistake seen another
- * way (a missing barrier races inside a warp and between warps), so one line. */
+/* Another kind of race at a line whose race the report gave in full: the same mistake seen another way (a
+ * missing barrier races inside a warp and between warps), so one line. (Other kinds at one line may each
+ * say something the other does not: a barrier in divergent code, after an early return.) */
 static void print_also(const emu_record *r, const char *place)
 {
     char line[1400];
@@ -274,8 +275,9 @@ static void print_failure(const char *msg)
             const emu_record *r = &m.recs[m.line[i].rec];
             char place[300];
             size_t place_len = strlen(emu_place_text(&r->at, place, sizeof place));
+            int race = r->kind == EMU_FD_RACE || r->kind == EMU_FD_WARP_RACE || r->kind == EMU_FD_GLOBAL_RACE;
             if (finding_shown(r, 1)) print_same(r);
-            else if (place_len && shown_before('p', place, place_len)) print_also(r, place);
+            else if (race && place_len && shown_before('r', place, place_len)) print_also(r, place);
             else print_finding(r);
         } else if (!later || fresh) {
             print_wrapped(NULL, m.line[i].text, m.line[i].len);

@@ -241,7 +241,7 @@ int main(int argc, char **argv)
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
         {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
         {"report: a finding is said once, and only the first failure's hint", test_report_says_a_finding_once_and_only_the_first_hint, NEEDS_NOTHING},
-        {"report: another kind of finding at the same line is said in one line", test_report_says_another_kind_at_the_same_line_in_one_line, NEEDS_NOTHING},
+        {"report: another race at the same line is said in one line", test_report_says_another_kind_at_the_same_line_in_one_line, NEEDS_NOTHING},
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
         {0},
