@@ -214,10 +214,14 @@ static const char emu_msg_warp_fix[] = N_(
     "Put __syncthreads() between them where every thread of the block gets there (as after each step of a "
     "block-wide tree), __syncwarp() where only this warp's lanes do.");
 
-/* ... and about a read and another lane's write of one word inside one step. */
-static const char emu_msg_step_fix[] = N_(
+/* ... and about a read and another lane's write of one word inside one step: in a volatile last-warp unroll,
+ * the guard its steps lack; elsewhere, the order that makes the read safe. */
+static const char emu_msg_step_fix_volatile[] = N_(
     "Guard the step so that no lane writes what another lane reads in it (if (tid < s) in a last-warp "
     "unroll), or read into a register, __syncwarp(), then write.");
+static const char emu_msg_step_fix[] = N_(
+    "Read into a register, then __syncwarp() (or __syncthreads() where the whole block gets there), then "
+    "write: no lane may write what another lane still reads in the same step.");
 
 /* The array a name such as "sdata[5]" is of, into r. */
 static void array_of(const char *what, emu_record *r)
@@ -385,7 +389,8 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
                     emu_diag_report(&r, "writes shared memory %s that %s of the same warp read "
                                     "in the same step: a read and another lane's write of one word fall between the "
                                     "same two barriers, so the read may see the old or the new value. %s",
-                                    what, who, emu_text(emu_msg_step_fix));
+                                    what, who,
+                                    emu_text(in->flags & EMU_F_VOLATILE ? emu_msg_step_fix_volatile : emu_msg_step_fix));
                 }
             } else if (acc == ACC_STORE && w_step && !same && (wl = other_lane(s->w_lane, bytes & s->w_bytes, l)) >= 0) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {

@@ -88,11 +88,14 @@ int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_
 /* Lane l of a shuffle reads lane j, which does not run this shuffle: its value is undefined. */
 static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int j)
 {
-    if (!emu_diag_first(EMU_FD_SHFL_ABSENT)) return;
     static const char *const names[] = { "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl_sync" };
     char why[400];
     emu_record r;
     emu_where(x, w, l, in->loc, EMU_FD_SHFL_ABSENT, &r);
+    /* Lane j never made the call of the learner's function this shuffle is in: the members' finding says so,
+     * and that the call is what to move (this one's advice, a source lane inside the branch, would not fit). */
+    if (r.other.label == EMU_LABEL_CALL && (w->live >> j & 1) && missing_before_call(x, w, 1u << j, &r)) return;
+    if (!emu_diag_first(EMU_FD_SHFL_ABSENT)) return;
     r.lanes = 1u << j;
     if (!(w->exists >> j & 1))
         snprintf(why, sizeof why, emu_text("there is no thread in lane %d: the block has %u threads"), j, x->nthreads);
@@ -109,8 +112,9 @@ static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int 
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask)
 {
     (void)mask;
-    /* Lanes that read a member that does not take part: said by the members' finding when there is one. */
-    int members_ok = emu_check_members(x, w, in, R, m, "__shfl_*_sync (shfl.sync)");
+    static const char *const what[] = { "__shfl_up_sync (shfl.sync)", "__shfl_down_sync (shfl.sync)",
+                                        "__shfl_xor_sync (shfl.sync)", "__shfl_sync (shfl.sync)" };
+    emu_check_members(x, w, in, R, m, what[in->mod & 3]);
     uint32_t src[32];
     for (int l = 0; l < 32; l++) src[l] = (uint32_t)R[in->a + l];   /* d may be a */
     uint32_t pbits = 0;
@@ -143,7 +147,7 @@ void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
         default: j = minl | (int)(b & ~segmask); ok = j <= maxl; break;
         }
         if (!ok || j < 0 || j > 31) j = l;
-        else if (!(m >> j & 1)) { if (members_ok) shfl_absent(x, w, in, l, j); j = l; }
+        else if (!(m >> j & 1)) { shfl_absent(x, w, in, l, j); j = l; }
         R[in->d + l] = src[j];
         pbits |= (uint32_t)ok << l;
     }

@@ -100,7 +100,7 @@ check tiny_block_shuffle warp_masks _Z18tiny_block_shufflePKiPi "1 2 0 in:i32:2:
 check callee_inlined warp_callee _Z13sum_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:7 (in warp_sum): in kernel sum_in_branch"
 check callee_inlined_call warp_callee _Z13sum_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:23: the call of warp_sum"
 check callee_noinline warp_callee _Z16called_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "do not call warp_sum_called here: the call at line 31 sits in a branch"
-check callee_branch_inside warp_callee _Z16branch_in_calleePKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:40 (in half_step): in kernel branch_in_callee, block (0,0,0), thread (0,0,0): __shfl_*_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
+check callee_branch_inside warp_callee _Z16branch_in_calleePKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:40 (in half_step): in kernel branch_in_callee, block (0,0,0), thread (0,0,0): __shfl_down_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 30 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
 # races on global memory: between lanes, between blocks, an atomic after another block's plain store,
 # and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
