@@ -147,6 +147,9 @@ typedef struct harness_result {
 
 /* Starts a report: nothing shown yet. */
 void report_begin(int use_colour);
+/* The report will show count tests (report_test for those that run): a later failure then says in full only
+ * what leaves room for the tests still to come on one screen. */
+void report_expect_tests(int count);
 /* Prints one test's lines: the ✓ or ✗ line and, for a failure, its message as the learner reads it. */
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset);

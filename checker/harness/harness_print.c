@@ -28,10 +28,15 @@ static int nseen;
 /* How many failed tests the report has shown so far. */
 static int failures_shown;
 
+/* What the report has printed of its tests, for keeping a grade to one screen: lines so far, and tests
+ * reported of those the runner said would come. */
+static int lines_used, tests_reported, tests_expected;
+
 void report_begin(int use_colour)
 {
     colour = use_colour;
     failures_shown = 0;
+    lines_used = tests_reported = tests_expected = 0;
     for (int i = 0; i < nseen; i++) free(seen[i]);
     nseen = 0;
 }
@@ -56,50 +61,44 @@ static int shown_before(char class, const char *key, size_t len)
     return 0;
 }
 
-/* Prints text (len bytes) indented under the test, broken so that no line passes 100 columns: between
- * words, or between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold,
- * then a space (none after a full-width mark: "提示："); the lines after it are indented past it. */
-static void print_wrapped(const char *label, const char *text, int len)
+/* The tests' part of a grade's report fits this many lines when it can: the 40 lines of one screen less the
+ * runner's header and verdict, grade.sh's lines around them, and a line to spare (another seed's numbers
+ * may wrap one line further). */
+#define REPORT_TEST_LINES 31
+
+/* text (len bytes) indented under the test, broken so that no line passes 100 columns: between words, or
+ * between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold, then a space
+ * (none after a full-width mark: "提示："); the lines after it are indented past it. At most max_lines
+ * lines (0: all), the last one cut after a word with "…" when the text needs more. Printed when print;
+ * returns the number of lines either way. */
+static int wrap(const char *label, const char *text, int len, int max_lines, int print)
 {
     size_t label_len = label ? strlen(label) : 0;
     const char *space = label_len && (unsigned char)label[label_len - 1] < 0x80 ? " " : "";
     int indent = label ? text_width(label, label_len) + (int)strlen(space) : 0;
-    int width = REPORT_WIDTH - REPORT_INDENT - indent;
-    int first = 1;
+    int width = REPORT_WIDTH - REPORT_INDENT - indent, lines = 0;
     size_t left = len > 0 ? (size_t)len : 0;
     char *tidy = text_tidy_copy(text, &left);
     if (tidy) text = tidy;
     while (left > 0) {
         size_t next, cut = text_fit(text, left, width, &next);
-        if (first && label) printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);
-        else printf("%*s%*s%.*s\n", REPORT_INDENT, "", indent, "", (int)cut, text);
-        first = 0;
+        int last = ++lines == max_lines && next < left;
+        if (last) cut = text_fit(text, left, width - 2, &next);
+        if (print && lines == 1 && label)
+            printf("%*s%s%s%s%s%.*s%s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text, last ? " …" : "");
+        else if (print)
+            printf("%*s%*s%.*s%s\n", REPORT_INDENT, "", indent, "", (int)cut, text, last ? " …" : "");
+        if (last) break;
         text += next;
         left -= next;
     }
     free(tidy);
+    return lines;
 }
 
-/* Prints text as print_wrapped does, in at most max_lines lines: a text that needs more is cut after a
- * word and ends with "…". */
-static void print_wrapped_max(const char *text, int len, int max_lines)
+static void print_wrapped(const char *label, const char *text, int len)
 {
-    int width = REPORT_WIDTH - REPORT_INDENT, lines = 0;
-    size_t left = len > 0 ? (size_t)len : 0;
-    char *tidy = text_tidy_copy(text, &left);
-    if (tidy) text = tidy;
-    while (left > 0) {
-        size_t next, cut = text_fit(text, left, width, &next);
-        if (++lines == max_lines && next < left) {
-            cut = text_fit(text, left, width - 2, &next);
-            printf("%*s%.*s …\n", REPORT_INDENT, "", (int)cut, text);
-            break;
-        }
-        printf("%*s%.*s\n", REPORT_INDENT, "", (int)cut, text);
-        text += next;
-        left -= next;
-    }
-    free(tidy);
+    lines_used += wrap(label, text, len, 0, 1);
 }
 
 /* ---- A message, taken apart ------------------------------------------------------------------------- */
@@ -269,6 +268,15 @@ static void print_failure(const char *msg)
             return;
         }
     }
+    /* A later failure with no finding of its own says what failed in full while the screen has room for
+     * it and two lines for each test still to come, else in two lines or one. */
+    int cut = 0;
+    if (later && !fresh) {
+        int full = 0, ahead = 2 * (tests_expected - tests_reported);
+        for (int i = 0; i < m.nlines; i++) full += wrap(NULL, m.line[i].text, m.line[i].len, 0, 0);
+        int room = REPORT_TEST_LINES - lines_used - (ahead > 0 ? ahead : 0);
+        cut = full <= room ? 0 : room >= 2 ? 2 : 1;
+    }
     int plain_shown = 0;
     for (int i = 0; i < m.nlines; i++) {
         if (m.line[i].rec >= 0) {
@@ -279,11 +287,10 @@ static void print_failure(const char *msg)
             if (finding_shown(r, 1)) print_same(r);
             else if (race && place_len && shown_before('r', place, place_len)) print_also(r, place);
             else print_finding(r);
-        } else if (!later || fresh) {
+        } else if (!cut) {
             print_wrapped(NULL, m.line[i].text, m.line[i].len);
         } else if (!plain_shown++) {
-            /* a later failure with no finding of its own: what failed, in two lines at most */
-            print_wrapped_max(m.line[i].text, m.line[i].len, 2);
+            lines_used += wrap(NULL, m.line[i].text, m.line[i].len, cut, 1);
         }
     }
     if (m.hint && !later) {
@@ -293,9 +300,13 @@ static void print_failure(const char *msg)
     free(m.recs);
 }
 
+void report_expect_tests(int count) { tests_expected = count; }
+
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset)
 {
+    tests_reported++;
+    lines_used++;   /* the test's own line */
     if (outcome == HARNESS_PASSED) {
         printf("  %s✓%s %s\n", green, reset, name);
         return;

@@ -126,8 +126,10 @@ static void message_with_race(char *buf, size_t len, int line, const char *plain
     snprintf(buf + n, len - n, "\n%s%s%s", plain, hint ? "\nHint: " : "", hint ? hint : "");
 }
 
-/* What report_test prints for the tests (names, messages), in order, into out. */
-static void capture_report(const char *const *names, const char *const *msgs, int count, char *out, size_t len)
+/* What report_test prints for the tests (names, messages), in order, into out, in a report that expects
+ * `expected` tests (the rest run after these). */
+static void capture_report_of(const char *const *names, const char *const *msgs, int count, int expected, char *out,
+                              size_t len)
 {
     fflush(stdout);
     FILE *tmp = tmpfile();
@@ -135,6 +137,7 @@ static void capture_report(const char *const *names, const char *const *msgs, in
     int saved = dup(fileno(stdout));
     dup2(fileno(tmp), fileno(stdout));
     report_begin(0);
+    report_expect_tests(expected);
     for (int i = 0; i < count; i++) report_test(names[i], HARNESS_FAILED, msgs[i], 10, "", "", "");
     fflush(stdout);
     dup2(saved, fileno(stdout));
@@ -143,6 +146,11 @@ static void capture_report(const char *const *names, const char *const *msgs, in
     size_t got = fread(out, 1, len - 1, tmp);
     out[got] = '\0';
     fclose(tmp);
+}
+
+static void capture_report(const char *const *names, const char *const *msgs, int count, char *out, size_t len)
+{
+    capture_report_of(names, msgs, count, count, out, len);
 }
 
 START_TEST(test_report_says_a_finding_once_and_only_the_first_hint)
@@ -157,15 +165,18 @@ START_TEST(test_report_says_a_finding_once_and_only_the_first_hint)
                           "cuts after two lines because it is long, and longer still, so that it needs three "
                           "lines of the report to be said in full, which a later failure does not get.\n"
                           "Hint: Does each block read its own row?"};
-    capture_report(names, msgs, 3, out, sizeof out);
+    capture_report_of(names, msgs, 3, 3, out, sizeof out);
+    ck_assert_msg(strstr(out, "which a later failure does not get") != NULL, "room for all of it: %s", out);
+    /* fifteen more tests to come: no room for a later failure's every line */
+    capture_report_of(names, msgs, 3, 18, out, sizeof out);
     ck_assert_msg(strstr(out, "ex.cu:22 (the read): Race between warps: in kernel k: reads sdata[1] too early.") != NULL,
                   "the finding in words: %s", out);
     ck_assert_msg(strstr(out, "ex.cu:15: the write it races with") != NULL, "its other access: %s", out);
     ck_assert_msg(strstr(out, "The same race between warps as above, at ex.cu:22.") != NULL, "said once: %s", out);
     ck_assert_msg(strstr(out, "Is there a barrier") != NULL, "the first hint: %s", out);
     ck_assert_msg(strstr(out, "its own row") == NULL, "a later hint points away: %s", out);
-    ck_assert_msg(strstr(out, "longer still") != NULL && strstr(out, "which a later failure") == NULL &&
-                  strstr(out, " …\n") != NULL, "a later failure in two lines: %s", out);
+    ck_assert_msg(strstr(out, "k(n = 3) should be 6") != NULL && strstr(out, "which a later failure") == NULL &&
+                  strstr(out, " …\n") != NULL, "a later failure cut short: %s", out);
 }
 END_TEST
 
@@ -240,7 +251,7 @@ int main(int argc, char **argv)
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
         {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
-        {"report: a finding is said once, and only the first failure's hint", test_report_says_a_finding_once_and_only_the_first_hint, NEEDS_NOTHING},
+        {"report: a finding is said once, only the first failure's hint, a later failure short when the screen is full", test_report_says_a_finding_once_and_only_the_first_hint, NEEDS_NOTHING},
         {"report: another race at the same line is said in one line", test_report_says_another_kind_at_the_same_line_in_one_line, NEEDS_NOTHING},
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
