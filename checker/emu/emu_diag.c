@@ -135,6 +135,32 @@ static const emu_loc *learner_loc(const emu_module *m, uint32_t loc)
     return l;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* "file:line" of the innermost location in the learner's code (following inlined_at out of the
+ * toolkit's headers), with the innermost header location added when there is one: one line of text, for
+ * a trace of what a kernel did (a finding's places are emu_loc_places'). */
+const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len)
+{
+    if (!m || loc == 0 || (int)loc >= m->nlocs) {
+        snprintf(buf, len, "%s", emu_text("an unknown line (compile with -lineinfo)"));
+        return buf;
+    }
+    const emu_loc *inner = &m->locs[loc];
+    const emu_loc *l = learner_loc(m, loc);
+    const char *path = (l->file >= 0 && l->file < m->nfiles && m->files[l->file]) ? relative_path(m->files[l->file]) : "?";
+    if (l != inner) {
+        const char *ip = (inner->file >= 0 && inner->file < m->nfiles && m->files[inner->file]) ? m->files[inner->file] : "?";
+        snprintf(buf, len, "%s:%d (in %s:%d)", path, l->line, base_name(ip), inner->line);
+    } else
+        snprintf(buf, len, "%s:%d", path, l->line);
+    return buf;
+}
+
 /* p's file and line from location l. */
 static void set_place(const emu_module *m, const emu_loc *l, emu_place *p)
 {

@@ -263,6 +263,8 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tokl
 void emu_ptx_cfg(emu_func *f);
 
 /* Diagnostics (emu_diag.c). */
+/* "file:line" of location loc in the learner's code, "(in header:line)" after it inside a toolkit header. */
+const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len);
 /* The places of location loc in the learner's code (emu_record.h): at, the innermost line of the learner's
  * (following inlined_at out of the toolkit's headers); call, when that line lies in a function of the
  * learner's that was inlined, the line that calls it (call->line 0 when there is none). */
