@@ -44,16 +44,23 @@ endif
 
 # ---- The checker's static parts: the harness and one object per hidden suite ----------------------------
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
-HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
+HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC)) $(BUILD)/obj/harness_record.o
 SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
 CHECKER_LIBS := $(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/harness-tests i18n \
                 $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
 
-$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h
+$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 
-$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i18n/i18n.h checker/contracts/%.h
+# The findings' records (checker/emu/emu_record.c, in HARNESS_OBJ above) belong to the harness too: a GPU's
+# build reads them.
+$(BUILD)/obj/harness_record.o: checker/emu/emu_record.c checker/emu/emu_record.h checker/emu/emu_text.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i18n/i18n.h checker/contracts/%.h \
+                         checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 

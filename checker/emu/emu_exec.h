@@ -21,8 +21,9 @@ enum { EMU_W_RUN, EMU_W_BAR, EMU_W_DONE };
 enum { EMU_S_NORMAL, EMU_S_CALL };
 
 /* One SIMT stack entry: lanes in mask run from pc until pc == rpc, then rejoin the entry below.
- * A CALL entry marks a call: when it is on top again, the callee has returned. */
-typedef struct emu_simt { int32_t pc, rpc; uint32_t mask; int32_t kind; } emu_simt;
+ * A CALL entry marks a call: when it is on top again, the callee has returned. from: the branch that made
+ * the entry (-1: none), which tells where lanes that wait below left the others. */
+typedef struct emu_simt { int32_t pc, rpc; uint32_t mask; int32_t kind, from; } emu_simt;
 
 typedef struct emu_frame {
     const emu_func *f;
@@ -63,6 +64,9 @@ typedef struct emu_sword {
     uint8_t r_bytes;            /* bytes read in r_interval, by any warp */
     uint8_t written;            /* bytes written in this block (valid when w_interval is this block's) */
     uint8_t r_multi;            /* another warp than r_warp read in r_interval too */
+    /* The lines of the last write, of r_warp's last read, and of the last read of another warp (r_multi): a
+     * race names both sides. */
+    uint32_t w_loc, r_loc, m_loc;
 } emu_sword;
 #define EMU_SWORD_LANES 0xff    /* several lanes */
 #define EMU_SWORD_NONE  0xfe    /* no lane */
@@ -129,13 +133,16 @@ typedef struct emu_ctx {
 /* emu_exec.c */
 int emu_exec_warp(emu_ctx *x, emu_warp *w);
 void emu_exec_enter(emu_ctx *x, emu_warp *w);   /* the kernel's frame and the warp's first SIMT entry */
-/* Where a finding happened, for the front of its format ("%s: reads ..."): "file:line", EMU_WHERE_SEP, then
- * "in kernel K, block (x,y,z), thread (x,y,z)". emu_diag_report cuts the place off at the separator, so
- * that the rest may be in any language. */
-#define EMU_WHERE_SEP "\037"
-void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_t len);
-/* The same with the place already written as text ("file:line"). */
-void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len);
+/* Starts record r of kind for lane l of w at location loc: the kernel, block and thread, and the places
+ * (emu_loc_places; when the line is in a function of the learner's that the warp called, the call too).
+ * emu_diag_report then adds what happened. */
+void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, int kind, emu_record *r);
+/* The same with the place given (a loop's line). */
+void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const emu_place *at, int kind, emu_record *r);
+/* Sets r's second place: the other access of a race, made at loc by lane of warp (lane -1: several threads)
+ * of the block block_lin (linear; -1: this one), and both places' labels (EMU_LABEL_*). */
+void emu_where_other(emu_ctx *x, uint32_t loc, int at_label, int other_label, long long block_lin, unsigned warp,
+                     int lane, emu_record *r);
 void emu_fatal(emu_ctx *x, int error);
 /* How a learner wrote a barrier instruction: "__syncthreads() (bar.sync)", "__syncthreads_count() ...". */
 const char *emu_barrier_name(const emu_insn *in);
@@ -246,19 +253,14 @@ uint64_t emu_half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c);
 /* loc: the call's place in the source, for a finding about the format. */
 void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, uint64_t args);
 
-/* emu_diag.c: one message per kind of finding and launch, plus a count. Each kind has a short noun (its
- * entry in emu_diag.c's table) that, with the file:line the message starts with, is how the harness tells
- * one finding from another: a new kind is one enum value here and one noun there. */
-enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
-       EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_GLOBAL_RACE, EMU_FD_BAR_DIVERGENT,
-       EMU_FD_BAR_EXITED, EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS,
-       EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT, EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE,
-       EMU_FD_OOB_PARAM, EMU_FD_PRINTF_FORMAT, EMU_FD_COUNT };
+/* emu_diag.c: one finding per kind and launch, plus a count. The kinds (EMU_FD_*) and their nouns are
+ * emu_record.h's and emu_record.c's: a new kind is one enum value there and one noun in its table. */
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
 int emu_diag_add(int kind, unsigned long times);   /* emu_diag_first for several at once */
-/* fmt's text starts with emu_where's "file:line: in kernel ..." (the place the finding is filed under). */
-void emu_diag_report(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Files r (started by emu_where) with fmt's text: what happened, a sentence (the place, kernel and thread
+ * are r's fields, said by whoever puts the record into words). */
+void emu_diag_report(emu_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emu_diag_end(const char *kernel);
 /* A kernel that spent its budget is remembered for the later tests of the same run (EMU_ENDLESS_FILE);
  * emu_diag_endless_known reports it again and returns 1 when an earlier process recorded it. */

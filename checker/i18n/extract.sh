@@ -20,9 +20,8 @@ PARTS=(
     "show: checker/show/*.py"
 )
 # The keywords of the C sources and of the scripts (lib.sh), with the ones that take a printf format.
-C_KEYS=(-k_ -kN_ -k_n:1,2 -kemu_text -kemu_ntext:1,2 -kemu_ptx_fail:2 -kemu_finding:1 -kemu_finding_tagged:3
-        -kemu_diag_report:2 --flag=emu_finding:1:c-format --flag=emu_finding_tagged:3:c-format
-        --flag=emu_diag_report:2:c-format --flag=emu_ptx_fail:2:c-format)
+C_KEYS=(-k_ -kN_ -k_n:1,2 -kemu_text -kemu_ntext:1,2 -kemu_ptx_fail:2 -kemu_finding:1 -kemu_diag_report:2
+        --flag=emu_finding:1:c-format --flag=emu_diag_report:2:c-format --flag=emu_ptx_fail:2:c-format)
 SH_KEYS=(-k -ksayf -ktextf -kcourse_tr --flag=sayf:1:c-format --flag=textf:1:c-format)
 PY_KEYS=(-k -k_ -kN_ -k_n:1,2 -k_c:1c,2)
 COMMON=(--from-code=UTF-8 --no-wrap --add-comments=TRANSLATORS: --force-po)
