@@ -34,3 +34,9 @@ void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes
     (void)chunk; (void)chunk_bytes; (void)total_bytes;
     return NULL;
 }
+
+int backend_host_fault(const void *addr, const void *pc, int write)
+{
+    (void)addr; (void)pc; (void)write;
+    return 0;
+}
