@@ -15,7 +15,7 @@ if [ ! -s "$src" ]; then
 fi
 
 if [ "$backend" = emu ]; then
-    flags="${EMU_NVCCFLAGS} -O3"
+    flags="${EMU_NVCCFLAGS} ${EMU_HOST_CHECKS:-} -O3"
     backend_obj="$BUILD/obj/backend_emu.o"
     link_libs="${EMU_LIB} ${EMU_LDFLAGS}"
 else
