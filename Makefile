@@ -57,7 +57,7 @@ $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(I18N_OBJ)
 
 # The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
 EXERCISE_GOALS := $(sort $(foreach d,$(wildcard exercises/[0-9][0-9]-*/),ex$(firstword $(subst -, ,$(notdir $(d:/=))))))
-ACTIONS := reset hint solution watch predict
+ACTIONS := reset restore hint solution watch predict
 # `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
 ACTION := $(firstword $(filter $(ACTIONS),$(MAKECMDGOALS)))
 

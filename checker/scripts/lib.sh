@@ -265,6 +265,21 @@ scratch_copy() {
     echo "$rel"
 }
 
+# ---- The learner's backups (.state/backups/): reset keeps the file it replaces, restore puts one back -----
+
+# backup_keep NN FILE: copies FILE to a new backup of exercise NN and prints the backup's path; fails (and
+# prints nothing) when it cannot. Names sort by time; two in the same second get a number.
+backup_keep() {
+    local nn=$1 file=$2 stamp path k=1
+    stamp="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)"
+    path="$stamp-$(basename "$file")"
+    while [ -e "$path" ]; do k=$((k + 1)); path="$stamp.$k-$(basename "$file")"; done
+    mkdir -p "$STATE_DIR/backups" && cp -p "$file" "$path" && echo "$path"
+}
+
+# backup_latest NN: the newest backup of exercise NN, or nothing (by name: cp -p keeps the file's own time).
+backup_latest() { ls "$STATE_DIR"/backups/ex"$1"-* 2>/dev/null | sort | tail -n 1; }
+
 # ---- Corpus entries: a bug stored as a patch against a reference solution --------------------------------
 # An entry (checker/corpus/exNN/NAME.patch) is a unified diff of one file under solutions/, preceded by
 # header lines "# key: value" (or "# key" alone) that say what the bug is and what its report must show.
