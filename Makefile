@@ -96,7 +96,7 @@ endif
 ex%:
 	$(LEARNER)@$(if $(ACTION),:,$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@)
 .DEFAULT:
-	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER)@$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@,@:)
+	$(if $(and $(filter $@,$(MAKECMDGOALS)),$(if $(ACTION),,1)),$(LEARNER)@$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@,@:)
 
 # clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
 editor: i18n
