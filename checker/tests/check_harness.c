@@ -105,6 +105,21 @@ START_TEST(test_text_tidy_joins_chinese_and_keeps_columns)
 }
 END_TEST
 
+/* The first line text_fit gives for width columns. */
+static void expect_first_line(const char *text, int width, const char *want)
+{
+    size_t next, cut = text_fit(text, strlen(text), width, &next);
+    ck_assert_msg(cut == strlen(want) && !strncmp(text, want, cut), "wanted \"%s\", got \"%.*s\"", want, (int)cut, text);
+}
+
+START_TEST(test_text_fit_keeps_a_command_whole)
+{
+    expect_first_line("Your version is kept; `make restore ex05` puts it back.", 30, "Your version is kept;");
+    expect_first_line("Your version is kept; `make restore ex05` puts it back.", 45, "Your version is kept; `make restore ex05`");
+    expect_first_line("an odd ` mark alone still breaks between words", 20, "an odd ` mark alone");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -116,6 +131,7 @@ int main(int argc, char **argv)
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
         {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
+        {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
