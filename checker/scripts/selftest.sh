@@ -156,7 +156,7 @@ run_item() {
 count=$(wc -l <"$items")
 bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
-lesson_checks=6   # the lessons' ladders, SASS boxes and candidates, the corpus's form, and the editions (below)
+lesson_checks=7   # the lessons' ladders, SASS boxes and candidates, the corpus's form, the editions and the outputs' form (below)
 total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
@@ -299,6 +299,9 @@ else
     skipped=$((skipped + 1))
     finished "${DIM}-${RESET}" "Chinese report ${DIM}(skipped: gettext's msgfmt or xgettext is not on PATH; deps.sh installs them)${RESET}"
 fi
+
+# The learner-facing outputs of make's targets: 100 columns, commands whole, reset and restore (outputs.sh).
+lesson_check "the targets' outputs (checker/scripts/outputs.sh)" "$work/outputs.log" checker/scripts/outputs.sh "$work/outputs"
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
