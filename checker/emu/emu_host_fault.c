@@ -63,8 +63,7 @@ static int run_addr2line(char *const argv[], char *out, size_t len)
 {
     int fds[2];
     if (len == 0 || pipe(fds) != 0) return 0;
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = fork();   /* no fflush first: the child execs or _exits, and never writes our buffers */
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
         dup2(fds[1], STDOUT_FILENO);
@@ -120,10 +119,11 @@ static void learner_line(const void *pc, char *where, size_t len)
         char *cut = strstr(line, " (discriminator");
         if (cut) *cut = '\0';
         char *colon = strrchr(line, ':');
-        if (!colon || colon == line || !strncmp(line, "??", 2) || atoi(colon + 1) <= 0) continue;
+        int number = colon ? atoi(colon + 1) : 0;
+        if (!colon || colon == line || number <= 0) continue;   /* "??:0": no line known */
         *colon = '\0';
-        if (emu_source_is_system(line)) continue;
-        snprintf(where, len, "%s:%d", emu_source_path(line), atoi(colon + 1));
+        if (!emu_source_is_learners(line)) continue;   /* a header's line, the harness's */
+        snprintf(where, len, "%s:%d", emu_source_path(line), number);
         return;
     }
 }

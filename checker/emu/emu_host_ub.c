@@ -49,11 +49,11 @@ struct ub_shift { struct ub_location loc; const struct ub_type *lhs, *rhs; };
 struct ub_bounds { struct ub_location loc; const struct ub_type *array, *index; };
 
 /* 1 the first time this place is seen: the column is set to ~0 after it, as libsanitizer does (the data
- * is writable for that), so that a loop reports once. 0 for a place outside the learner's code: a toolkit
+ * is writable for that), so that a loop reports once. 0 for a place outside the learner's file: a toolkit
  * header's own arithmetic is not the learner's mistake (and a correct program must never be blamed). */
 static int ub_first(struct ub_location *loc, char *where, size_t len)
 {
-    if (!loc->file || loc->column == UINT32_MAX || emu_source_is_system(loc->file)) return 0;
+    if (!loc->file || loc->column == UINT32_MAX || !emu_source_is_learners(loc->file)) return 0;
     loc->column = UINT32_MAX;
     snprintf(where, len, "%s:%u", emu_source_path(loc->file), (unsigned)loc->line);
     return 1;

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emu.h"
 #include "emu_text.h"
@@ -93,6 +94,15 @@ void emu_rt_mem_reset(void);
 int emu_source_is_system(const char *path);
 /* path as the learner's editor shows it: relative to the directory the program runs in, below it. */
 const char *emu_source_path(const char *path);
+
+/* 1 for a place in the learner's own file, where host code's findings point: a .cu file outside the
+ * toolkit. Thrust's, CUB's and the C++ library's headers are not .cu files, wherever the toolkit lives,
+ * so their own arithmetic is never blamed on a correct program. */
+static inline int emu_source_is_learners(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 3 && !strcmp(path + n - 3, ".cu") && !emu_source_is_system(path);
+}
 
 /* ---- Registration and launches (emu_runtime.c) --------------------------------------------------------- */
 
