@@ -30,6 +30,12 @@ static const char msg_write[] =
 static const char msg_either[] =
     N_("your host code reads or writes %s, which is device memory: only kernels and the CUDA runtime's calls can "
        "use it (beside a GPU, this line stops the program with a segmentation fault). Copy it with cudaMemcpy.");
+/* The fault inside code that this line calls (a Thrust algorithm without thrust::device, std::accumulate,
+ * memcpy): the call is the mistake, and copying each element is not the fix. */
+static const char msg_in_call[] =
+    N_("the call at this line runs on the CPU and touches %s there (in %s), which is device memory: beside a "
+       "GPU, a segmentation fault. Give the device pointers to code that runs on the GPU: a Thrust algorithm "
+       "does when its first argument is thrust::device; or copy the data to the host with cudaMemcpy first.");
 
 /* ---- Which line: addr2line on this program, for the faulting instruction and its callers ---------------- */
 
@@ -84,10 +90,13 @@ static int run_addr2line(char *const argv[], char *out, size_t len)
 }
 
 /* "file:line" of the innermost place in the learner's code among the faulting instruction pc and the calls
- * that led to it (a fault inside memcpy or a library template is the learner's call of it); "" if none. */
-static void learner_line(const void *pc, char *where, size_t len)
+ * that led to it (a fault inside memcpy or a library template is the learner's call of it); "" if none.
+ * callee: what the learner's line called when the fault was inside it, as the header nearest the call
+ * names it ("thrust/detail/reduce.inl"), or "a library" (memcpy); "" when the fault is the line's own. */
+static void learner_line(const void *pc, char *where, size_t len, char *callee, size_t callee_len)
 {
     where[0] = '\0';
+    snprintf(callee, callee_len, "%s", emu_text("a library"));
     if (!pc) return;
     void *stack[64];
     int n = backtrace(stack, 64), at = 0;
@@ -107,6 +116,7 @@ static void learner_line(const void *pc, char *where, size_t len)
     for (int i = 0; i < nframes; i++) {
         uintptr_t rel = program_address(frames[i]);   /* a library's frames are not the learner's */
         if (!rel) continue;
+        if (i == 0) callee[0] = '\0';   /* the fault is in the program: its first place says whose */
         snprintf(hex[argc - 5], sizeof hex[0], "0x%llx", (unsigned long long)rel);
         argv[argc] = hex[argc - 5];
         argc++;
@@ -122,7 +132,13 @@ static void learner_line(const void *pc, char *where, size_t len)
         int number = colon ? atoi(colon + 1) : 0;
         if (!colon || colon == line || number <= 0) continue;   /* "??:0": no line known */
         *colon = '\0';
-        if (!emu_source_is_learners(line)) continue;   /* a header's line, the harness's */
+        if (!emu_source_is_learners(line)) {   /* a header's line, the harness's: the last before the learner's */
+            const char *inc = strstr(line, "/include/");
+            inc = inc ? inc + strlen("/include/") : emu_source_path(line);
+            if (!strncmp(inc, "cccl/", 5)) inc += 5;
+            snprintf(callee, callee_len, "%s", inc);
+            continue;
+        }
         snprintf(where, len, "%s:%d", emu_source_path(line), number);
         return;
     }
@@ -147,10 +163,13 @@ int emu_host_fault(const void *addr, const void *pc, int write)
 {
     const emu_alloc *a = emu_rt_mem_device_near((uintptr_t)addr);
     if (!a) return 0;
-    char where[600], what[300];
-    learner_line(pc, where, sizeof where);
+    char where[600], what[300], callee[300];
+    learner_line(pc, where, sizeof where, callee, sizeof callee);
     device_what(a, (uintptr_t)addr, what, sizeof what);
-    emu_finding_tagged(write == 1 ? kind_write : kind_read, where, write == 1 ? msg_write : write == 0 ? msg_read : msg_either,
-                       what);
+    const char *kind = write == 1 ? kind_write : kind_read;
+    if (where[0] && callee[0])
+        emu_finding_tagged(kind, where, msg_in_call, what, callee);
+    else
+        emu_finding_tagged(kind, where, write == 1 ? msg_write : write == 0 ? msg_read : msg_either, what);
     return 1;
 }

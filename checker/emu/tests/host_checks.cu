@@ -2,6 +2,7 @@
 // runs each case): device memory has two addresses, and host code that touches the program's one faults
 // with a finding at its line; undefined behaviour in host code is a finding at its line, then SIGTRAP.
 #include <csignal>
+#include <numeric>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +74,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "past")) {
         volatile int v = d[n];   // HOST READ PAST
         printf("read %d without a fault\n", v);
+    } else if (!strcmp(mode, "accumulate")) {
+        int total = std::accumulate(d, d + n, 0);   // HOST CALL
+        printf("summed %d without a fault\n", total);
+    } else if (!strcmp(mode, "memcpy")) {
+        memcpy(h, d, (size_t)atoi(argc > 2 ? argv[2] : "4"));   // HOST LIBRARY CALL
+        printf("copied without a fault\n");
     } else if (!strcmp(mode, "other")) {
         // An address that is not device memory: the emulator must not claim it.
         volatile int *p = (volatile int *)mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

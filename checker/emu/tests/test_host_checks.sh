@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_host_checks.sh - host code built as the course builds the learner's (EMU_HOST_CHECKS): device memory is
-# not the host's to touch (a read, a write, a read past the end: each a finding at its line, and nothing
-# claimed for other addresses), the runtime's copies and kernels still reach it, and undefined behaviour is
+# not the host's to touch (a read, a write, a read past the end, a read inside a call the line makes: each a
+# finding at the learner's line, and nothing claimed for other addresses), the runtime's copies and kernels still reach it, and undefined behaviour is
 # a finding at its line, then SIGTRAP (but not inside a toolkit header). See host_checks.cu.
 set -u
 dir=$(dirname "$0")
@@ -25,6 +25,8 @@ expect views "views ok"
 expect read "[host read of device memory at $src:$(line 'HOST READ')] your host code reads byte 28 of the 4000 bytes from cudaMalloc"
 expect write "[host write to device memory at $src:$(line 'HOST WRITE')] your host code writes byte 0 of the 4000 bytes"
 expect past "[host read of device memory at $src:$(line 'HOST READ PAST')] your host code reads 0 bytes past the end of the 4000 bytes"
+expect accumulate "[host read of device memory at $src:$(line 'HOST CALL')] the call at this line runs on the CPU and touches byte 0 of the 4000 bytes from cudaMalloc there (in c++/"
+expect memcpy "[host read of device memory at $src:$(line 'HOST LIBRARY CALL')] the call at this line runs on the CPU and touches byte 0 of the 4000 bytes from cudaMalloc there (in a library)" 4000
 expect other "signal SIGSEGV, not device memory"
 expect overflow "[signed overflow in host code at $src:$(line 'HOST OVERFLOW')] your host code computes 2147483600 + 255 in int" 2147483600
 expect overflow "signal SIGTRAP" 2147483600
