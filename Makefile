@@ -70,7 +70,7 @@ $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(I18N_OBJ)
 
 # The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
 EXERCISE_GOALS := $(sort $(foreach d,$(wildcard exercises/[0-9][0-9]-*/),ex$(firstword $(subst -, ,$(notdir $(d:/=))))))
-ACTIONS := reset hint solution watch predict show
+ACTIONS := reset restore hint solution watch predict show
 # `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
 ACTION := $(firstword $(filter $(ACTIONS),$(MAKECMDGOALS)))
 
@@ -114,7 +114,7 @@ endif
 ex%:
 	$(LEARNER)@$(if $(ACTION),:,$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@)
 .DEFAULT:
-	$(if $(filter $@,$(MAKECMDGOALS)),$(LEARNER)@$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@,@:)
+	$(if $(and $(filter $@,$(MAKECMDGOALS)),$(if $(ACTION),,1)),$(LEARNER)@$(MAKE) --no-print-directory -s i18n; checker/scripts/goal.sh unknown $@,@:)
 
 # clangd's view of the exercise files; written once by the first `make exNN`, again by `make editor`.
 editor: i18n

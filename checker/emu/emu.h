@@ -4,8 +4,11 @@
  * when built with `-cudart none`: registration, launches, cudaMalloc/cudaMemcpy/events/errors.
  * The engine half (emu_ptx*.c, emu_exec*.c) parses PTX once and runs kernels warp by warp.
  *
- * Device pointers are host pointers: cudaMalloc returns heap memory that the runtime registers here,
- * so that the engine can tell a valid device address from an out-of-bounds or host one.
+ * Device memory has two addresses, as on a GPU: the one cudaMalloc hands to the program, whose pages
+ * the host cannot read or write (host code that reads device memory faults, as it does beside a GPU,
+ * and emu_host_fault names its line), and the emulator's own view of the same bytes, where the engine
+ * and the runtime's copies read and write. The runtime registers each allocation here, so that the
+ * engine can tell a valid device address from an out-of-bounds or host one, and find its view.
  */
 #ifndef EMU_H
 #define EMU_H
@@ -18,8 +21,10 @@
 /* ---- Device memory (owned by the runtime, queried by the engine) ---------------------------- */
 
 typedef struct emu_alloc {
-    uintptr_t base;          /* first byte */
+    uintptr_t base;          /* first byte, as the program sees it */
     size_t size;             /* bytes the program asked for */
+    intptr_t shift;          /* the emulator's view of byte p is at p + shift: 0 where the host may read
+                              * the memory itself (cudaMallocHost, managed memory, __device__ variables) */
     /* What has been written by a copy, a memset or a kernel: every byte below written_upto, and above it
      * each byte whose flag is set in written (one flag per byte, made by the first write there; NULL
      * until then). Memory written in order from its start, the usual case, only moves written_upto. */
@@ -43,6 +48,12 @@ static inline int emu_alloc_written(const emu_alloc *a, size_t off, size_t n)
     return 1;
 }
 
+/* Where the emulator reads and writes the byte that the program calls addr, an address inside a. */
+static inline void *emu_alloc_view(const emu_alloc *a, uintptr_t addr)
+{
+    return (void *)(addr + (uintptr_t)a->shift);
+}
+
 /* Marks [off, off + n) of a as written. */
 void emu_alloc_mark(emu_alloc *a, size_t off, size_t n);
 
@@ -58,6 +69,9 @@ emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
  * touches the rest of the allocation is reported with the index it used. Returns 0 when no allocation
  * holds the range. */
 int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_size);
+
+/* The emulator's view of the byte at p: p itself when p is not in device memory. */
+void *emu_mem_view(const void *p);
 
 /* Register memory the engine owns (a module's __device__ variables) so lookups find it. */
 void emu_mem_register(void *base, size_t size, const char *what, int initialised);
@@ -127,6 +141,9 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
  * a learner. fmt is a msgid of the course's catalog: it is translated when the program bound one
  * (emu_text.h). */
 void emu_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A finding of kind (an emu_kind) at where, "FILE:LINE" in the learner's host code (or "" for none), with
+ * fmt's words: the host code's findings (a read of device memory, undefined behaviour), in no kernel. */
+void emu_finding_at(int kind, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Files a record (emu_record.h): printed to stderr as "emulator: " and its words (once per distinct finding
  * in a run, unless EMU_QUIET=1, as the course's harness sets it: it reports the findings itself), and kept
@@ -136,6 +153,13 @@ void emu_finding_record(const emu_record *r);
 /* The kept record of kind at place at (the first of its kind in a launch, filed before) happened count
  * times in that launch: its count becomes count (when it has none yet), and stderr says so. */
 void emu_finding_count(int kind, const emu_place *at, unsigned long count);
+
+/* Host code touched memory at addr and the CPU refused (a SIGSEGV or SIGBUS handler's si_addr); pc is the
+ * faulting instruction (NULL when unknown), write 1 for a write, 0 for a read, -1 unknown. When addr is
+ * device memory (the program's address of an allocation, which the host cannot touch), records a finding
+ * at the learner's line ("host read of device memory" or "host write to device memory") and returns 1;
+ * returns 0, and records nothing, for any other address. Meant for a handler that ends the program. */
+int emu_host_fault(const void *addr, const void *pc, int write);
 
 /* The findings since the last take: a malloc'ed array of *count records (NULL when there are none), for
  * the caller to free. */

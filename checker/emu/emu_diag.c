@@ -391,3 +391,7 @@ void emu_var_name(const char *m, char *buf, size_t len)
     }
     snprintf(buf, len, "%s", m);
 }
+
+/* For the findings about host code (emu_host_ub.c, emu_host_fault.c), which name places by the same rules. */
+int emu_source_is_system(const char *path) { return is_system_file(path); }
+const char *emu_source_path(const char *path) { return relative_path(path); }

@@ -543,7 +543,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
                         : acc == ACC_ATOMIC && !emu_alloc_written(a, off, n))
         uninit_global(x, w, in, l, addr, n, a);
     if (acc != ACC_LOAD) emu_alloc_mark(a, off, n);
-    return (uint8_t *)(uintptr_t)addr;
+    return emu_alloc_view(a, addr);
 }
 
 static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, const uint32_t *soff, const int *slane, int ns, unsigned n)
@@ -582,6 +582,9 @@ static inline void store_n(uint8_t *p, uint64_t v, unsigned sz)
     }
 }
 
+/* Where the emulator keeps the byte the program calls addr, in an allocation of this shift (emu_alloc_view). */
+static inline uint8_t *at(uintptr_t shift, uint64_t addr) { return (uint8_t *)(uintptr_t)(addr + shift); }
+
 /* Sectors of a warp access whose lanes are in increasing, contiguous order: the common coalesced case. */
 static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
 {
@@ -602,11 +605,11 @@ static void race_lane(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_
     if (kind == EMU_RACE_WRITE) {
         unsigned sz = EMU_TSIZE(in->t);
         for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
-        same = !memcmp(bytes, (const void *)(uintptr_t)addr, n);
+        same = !memcmp(bytes, emu_alloc_view(x->last_alloc, addr), n);
     }
     emu_race_access(x, w, in, l, x->last_shadow, addr, n, kind, same);
     /* the store itself (again, after): the next lane's write compares with this one's value */
-    if (kind == EMU_RACE_WRITE) memcpy((void *)(uintptr_t)addr, bytes, n);
+    if (kind == EMU_RACE_WRITE) memcpy(emu_alloc_view(x->last_alloc, addr), bytes, n);
 }
 
 /* race_lane for the lanes of m, whose addresses are addr[0..] in lane order. */
@@ -618,7 +621,8 @@ static void race_lanes(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64
         race_lane(x, w, in, R, __builtin_ctz(mm), addr[i], n, store ? EMU_RACE_WRITE : EMU_RACE_READ);
 }
 
-/* 1 when done, 0 when the slow path must run (to diagnose), -1 never. */
+/* 1 when done, 0 when the slow path must run (to diagnose), -1 never. The lanes' addresses (addr, lo, hi)
+ * are the program's, which the metrics count; the bytes are read and written where at() puts them. */
 static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, int store)
 {
     unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
@@ -667,21 +671,22 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         if (contiguous) EMU_IVDEP for (int l = 0; l < 32; l++) addr[l] = lo + (uint64_t)l * n;
         race_lanes(x, w, in, R, m, addr, n, store);
     }
+    const uintptr_t shift = (uintptr_t)al->shift;
     if (!store) {
         /* A warp's next access by this load is usually one stride further: fetch it now, so that the
          * cache miss overlaps with the loop's other instructions instead of stalling the next load. */
         uint64_t *last = &x->stride_last[(((uintptr_t)in >> 4) ^ ((unsigned)w->id * 97u)) & 255];
         uint64_t next = lo + (lo - *last);
         if (*last && next >= al->base && next + 128 <= al->base + al->size) {
-            __builtin_prefetch((const void *)(uintptr_t)next);
-            __builtin_prefetch((const void *)(uintptr_t)(next + 64));
+            __builtin_prefetch(at(shift, next));
+            __builtin_prefetch(at(shift, next + 64));
         }
         *last = lo;
     }
     if (x->last_full && contiguous && in->nvec == 1 && !store && (sz == 4 || sz == 8)) {
         /* The commonest load of all: coalesced, one value per lane, every byte known to be written. */
         uint64_t *rd = R + in->v[0];
-        const uint8_t *p = (const uint8_t *)(uintptr_t)lo;
+        const uint8_t *p = at(shift, lo);
         if (sz == 8) memcpy(rd, p, 32 * 8);
         else if (EMU_TKIND(in->t) == EMU_K_S)
             EMU_IVDEP for (int l = 0; l < 32; l++) { int32_t v; memcpy(&v, p + 4 * l, 4); rd[l] = (uint64_t)(int64_t)v; }
@@ -700,21 +705,21 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             if (sgn)
                 EMU_IVDEP for (int l = 0; l < 32; l++) {
                     int32_t v;
-                    memcpy(&v, (const void *)(uintptr_t)addr[l], 4);
+                    memcpy(&v, at(shift, addr[l]), 4);
                     rd[l] = (uint64_t)(int64_t)v;
                 }
             else
                 EMU_IVDEP for (int l = 0; l < 32; l++) {
                     uint32_t v;
-                    memcpy(&v, (const void *)(uintptr_t)addr[l], 4);
+                    memcpy(&v, at(shift, addr[l]), 4);
                     rd[l] = v;
                 }
             break;
-        case 8: EMU_IVDEP for (int l = 0; l < 32; l++) memcpy(&rd[l], (const void *)(uintptr_t)addr[l], 8); break;
+        case 8: EMU_IVDEP for (int l = 0; l < 32; l++) memcpy(&rd[l], at(shift, addr[l]), 8); break;
         default:
             for (int l = 0; l < 32; l++) {
                 uint64_t v;
-                load_n(&v, (const uint8_t *)(uintptr_t)addr[l], sz);
+                load_n(&v, at(shift, addr[l]), sz);
                 if (sgn) v = (uint64_t)((int64_t)(v << (64 - 8 * sz)) >> (64 - 8 * sz));
                 rd[l] = v;
             }
@@ -728,7 +733,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         if (store) {
             for (uint32_t mm = m; mm; mm &= mm - 1, i0++) {
                 int l = __builtin_ctz(mm);
-                uint8_t *p = (uint8_t *)(uintptr_t)addr[i0];
+                uint8_t *p = at(shift, addr[i0]);
                 for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
             }
             x->met->global_store_requests++;
@@ -737,7 +742,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         }
         for (uint32_t mm = m; mm; mm &= mm - 1, i0++) {
             int l = __builtin_ctz(mm);
-            const uint8_t *p = (const uint8_t *)(uintptr_t)addr[i0];
+            const uint8_t *p = at(shift, addr[i0]);
             for (int k = 0; k < in->nvec; k++) {
                 uint64_t v;
                 load_n(&v, p + k * sz, sz);
@@ -754,7 +759,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
     if (store) {
         for (uint32_t mm = m; mm; mm &= mm - 1, i++) {
             int l = __builtin_ctz(mm);
-            uint8_t *p = (uint8_t *)(uintptr_t)addr[i];
+            uint8_t *p = at(shift, addr[i]);
             for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
             if (!contiguous) emu_alloc_mark(al, addr[i] - al->base, n);
         }
@@ -770,7 +775,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         }
     for (uint32_t mm = m; mm; mm &= mm - 1, i++) {
         int l = __builtin_ctz(mm);
-        const uint8_t *p = (const uint8_t *)(uintptr_t)addr[i];
+        const uint8_t *p = at(shift, addr[i]);
         for (int k = 0; k < in->nvec; k++) {
             uint64_t v;
             load_n(&v, p + k * sz, sz);
@@ -959,5 +964,6 @@ const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, si
         return emu_shared_offset(x, addr - EMU_SHARED_WINDOW, (unsigned)size, &off) ? x->shared + off : NULL;
     }
     if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) return emu_local_ptr(x, w, lane, addr - EMU_LOCAL_WINDOW, size);
-    return emu_mem_lookup((uintptr_t)addr, size) ? (const void *)(uintptr_t)addr : NULL;
+    const emu_alloc *a = emu_mem_lookup((uintptr_t)addr, size);
+    return a ? emu_alloc_view(a, addr) : NULL;
 }

@@ -93,6 +93,22 @@ void emu_finding_record(const emu_record *r)
     pthread_mutex_unlock(&emu_findings_lock);
 }
 
+void emu_finding_at(int kind, const char *where, const char *fmt, ...)
+{
+    emu_record r;
+    emu_record_init(&r, kind);
+    const char *colon = strrchr(where, ':');
+    if (colon && colon > where && colon[1] >= '0' && colon[1] <= '9') {
+        snprintf(r.at.file, sizeof r.at.file, "%.*s", (int)(colon - where), where);
+        r.at.line = atoi(colon + 1);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r.text, sizeof r.text, emu_text(fmt), ap);
+    va_end(ap);
+    emu_finding_record(&r);
+}
+
 void emu_finding(const char *fmt, ...)
 {
     emu_record r;

@@ -37,6 +37,12 @@ static const char *const kind_nouns[EMU_FD_COUNT] = {
     [EMU_FD_OOB_PARAM] = N_("read outside the kernel's parameters"),
     [EMU_FD_PRINTF_FORMAT] = N_("printf format that a GPU does not print"),
     [EMU_FD_RUNTIME] = N_("misuse of the runtime"),
+    [EMU_FD_HOST_READ] = N_("host read of device memory"),
+    [EMU_FD_HOST_WRITE] = N_("host write to device memory"),
+    [EMU_FD_HOST_OVERFLOW] = N_("signed overflow in host code"),
+    [EMU_FD_HOST_DIVIDE] = N_("division by zero in host code"),
+    [EMU_FD_HOST_SHIFT] = N_("shift out of range in host code"),
+    [EMU_FD_HOST_BOUNDS] = N_("index out of bounds in host code"),
 };
 
 static const char *const label_names[EMU_LABEL_COUNT] = {

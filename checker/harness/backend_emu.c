@@ -30,3 +30,8 @@ void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes
 {
     return emu_device_repeated(chunk, chunk_bytes, total_bytes);
 }
+
+int backend_host_fault(const void *addr, const void *pc, int write)
+{
+    return emu_host_fault(addr, pc, write);
+}

@@ -303,6 +303,14 @@ int backend_take_activity(emu_activity *out);
  * and the emulator's findings instead of crashing it (harness_abort.c; harness_capture_output calls it). */
 void harness_catch_abort(void);
 
+/* In a test's process: a segmentation fault in host code that touched device memory (on the emulator, whose
+ * device memory the host cannot touch, as beside a GPU) fails the test with the line and the fix; any crash
+ * after findings fails with them (harness_fault.c; harness_capture_output calls it). */
+void harness_catch_faults(void);
+/* The backend's word on a fault at addr (instruction pc; write 1, read 0, unknown -1): 1 when addr is device
+ * memory and a finding now says so (the emulator), 0 otherwise (a GPU: its runtime cannot tell). */
+int backend_host_fault(const void *addr, const void *pc, int write);
+
 /* A count as a sentence says it: "once", "twice", "3 times". */
 void harness_times(uint64_t count, char *buf, size_t len);
 

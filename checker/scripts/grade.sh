@@ -26,16 +26,21 @@ run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
     shift
     progress_note "$(textf 'Compiling %s with nvcc...' "$file")"
-    local how=$backend
+    # What the build says waits until the progress line is gone: printed over it, a shorter line would
+    # leave the end of "Compiling ..." behind.
+    local status=0 how=$backend
     [ -n "$second_opinion" ] && how=both
-    checker/scripts/build-suite.sh "$nn" "$file" "$out" "$how" "$BUILD/emu/learner/ex$nn" || {
-        local status=$?
+    mkdir -p "$out"
+    checker/scripts/build-suite.sh "$nn" "$file" "$out" "$how" "$BUILD/emu/learner/ex$nn" >"$out/build.said" 2>&1 ||
+        status=$?
+    progress_done
+    cat "$out/build.said"
+    if [ $status != 0 ]; then
         say ""
         sayf 'Fix the first error above in %s, then run `make ex%s` again.' "$file" "$nn"
         checker/scripts/progress.sh record "$nn" failing
         exit "$status"
-    }
-    progress_done
+    fi
     # The compiler's warnings about the learner's file, above the tests (once, not per backend).
     if ! is_starting_file "$file"; then
         local warnings

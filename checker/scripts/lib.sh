@@ -210,11 +210,12 @@ program_nvcc_flags() {
 }
 
 # The nvcc flags that compile one kernel file for BACKEND (its contract is force-included after them):
-# build-suite.sh's, and make bench's for the same file, so that it is compiled once (nvcc-cached.sh).
+# build-suite.sh's, and make bench's for the same file, so that it is compiled once (nvcc-cached.sh). The
+# emulator's (and "both", one object for a GPU and its emulator) carry the host-code checks (emu.mk).
 kernel_nvcc_flags() {
     case $1 in
-    emu) echo "$EMU_NVCCFLAGS -O3 -I$CUDA_HOME/include/cccl" ;;
-    both) echo "${BOTH_NVCCFLAGS:-$GPU_NVCCFLAGS} -I$CUDA_HOME/include/cccl" ;;
+    emu) echo "$EMU_NVCCFLAGS ${EMU_HOST_CHECKS:-} -O3 -I$CUDA_HOME/include/cccl" ;;
+    both) echo "${BOTH_NVCCFLAGS:-$GPU_NVCCFLAGS} ${EMU_HOST_CHECKS:-} -I$CUDA_HOME/include/cccl" ;;
     *) echo "$GPU_NVCCFLAGS -I$CUDA_HOME/include/cccl" ;;
     esac
 }
@@ -293,6 +294,21 @@ scratch_copy() {
     [ -n "$rel" ] || rel=$(cd "$root" && exercise_file "$nn")
     echo "$rel"
 }
+
+# ---- The learner's backups (.state/backups/): reset keeps the file it replaces, restore puts one back -----
+
+# backup_keep NN FILE: copies FILE to a new backup of exercise NN and prints the backup's path; fails (and
+# prints nothing) when it cannot. Names sort by time; two in the same second get a number.
+backup_keep() {
+    local nn=$1 file=$2 stamp path k=1
+    stamp="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)"
+    path="$stamp-$(basename "$file")"
+    while [ -e "$path" ]; do k=$((k + 1)); path="$stamp.$k-$(basename "$file")"; done
+    mkdir -p "$STATE_DIR/backups" && cp -p "$file" "$path" && echo "$path"
+}
+
+# backup_latest NN: the newest backup of exercise NN, or nothing (by name: cp -p keeps the file's own time).
+backup_latest() { ls "$STATE_DIR"/backups/ex"$1"-* 2>/dev/null | sort | tail -n 1; }
 
 # ---- Corpus entries: a bug stored as a patch against a reference solution --------------------------------
 # An entry (checker/corpus/exNN/NAME.patch) is a unified diff of one file under solutions/, preceded by

@@ -308,6 +308,9 @@ run_job() {
         report-editions) report_editions ;;
         workflow) workflow_lint ;;
         classroom) classroom_check ;;
+        # The learner-facing outputs of make's targets: 100 columns, commands whole, reset and restore.
+        outputs) check_cmd outputs "the targets' outputs (checker/scripts/outputs.sh)" "$work/outputs.log" \
+            checker/scripts/outputs.sh "$work/outputs" ;;
         esac ;;
     esac
     echo "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')	$label" >>"$work/durations"
@@ -323,7 +326,7 @@ bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
 checker/scripts/badinputs.sh --list >"$work/bad.list"
 checker/scripts/mistakes.sh --list >"$work/mistakes.list"
-checks="harness emu-test $(printf 'bench-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom"
+checks="harness emu-test $(printf 'bench-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom outputs"
 guess() {   # NN KIND: seconds
     local s=3
     case $1 in 08) s=11 ;; 12) s=14 ;; esac
@@ -345,7 +348,7 @@ guess() {   # NN KIND: seconds
     done <"$work/mistakes.list"
     for c in $checks; do
         case $c in emu-test) s=85 ;; bench-*) s=55 ;; show-lessons) s=40 ;; sass | show) s=20 ;;
-                   report-editions | classroom) s=10 ;; *) s=1 ;; esac
+                   report-editions | classroom) s=10 ;; outputs) s=30 ;; *) s=1 ;; esac
         printf '%s\t%s\tcheck %s\n' "$s" "$c" "$c"
     done
 } >"$work/queue"

@@ -240,6 +240,21 @@ START_TEST(test_results_for_tools_have_one_line_per_finding)
 }
 END_TEST
 
+/* The first line text_fit gives for width columns. */
+static void expect_first_line(const char *text, int width, const char *want)
+{
+    size_t next, cut = text_fit(text, strlen(text), width, &next);
+    ck_assert_msg(cut == strlen(want) && !strncmp(text, want, cut), "wanted \"%s\", got \"%.*s\"", want, (int)cut, text);
+}
+
+START_TEST(test_text_fit_keeps_a_command_whole)
+{
+    expect_first_line("Your version is kept; `make restore ex05` puts it back.", 30, "Your version is kept;");
+    expect_first_line("Your version is kept; `make restore ex05` puts it back.", 45, "Your version is kept; `make restore ex05`");
+    expect_first_line("an odd ` mark alone still breaks between words", 20, "an odd ` mark alone");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -255,6 +270,7 @@ int main(int argc, char **argv)
         {"report: another race at the same line is said in one line", test_report_says_another_kind_at_the_same_line_in_one_line, NEEDS_NOTHING},
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
+        {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
