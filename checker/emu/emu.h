@@ -4,8 +4,11 @@
  * when built with `-cudart none`: registration, launches, cudaMalloc/cudaMemcpy/events/errors.
  * The engine half (emu_ptx*.c, emu_exec*.c) parses PTX once and runs kernels warp by warp.
  *
- * Device pointers are host pointers: cudaMalloc returns heap memory that the runtime registers here,
- * so that the engine can tell a valid device address from an out-of-bounds or host one.
+ * Device memory has two addresses, as on a GPU: the one cudaMalloc hands to the program, whose pages
+ * the host cannot read or write (host code that reads device memory faults, as it does beside a GPU,
+ * and emu_host_fault names its line), and the emulator's own view of the same bytes, where the engine
+ * and the runtime's copies read and write. The runtime registers each allocation here, so that the
+ * engine can tell a valid device address from an out-of-bounds or host one, and find its view.
  */
 #ifndef EMU_H
 #define EMU_H
@@ -13,11 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu_record.h"
+
 /* ---- Device memory (owned by the runtime, queried by the engine) ---------------------------- */
 
 typedef struct emu_alloc {
-    uintptr_t base;          /* first byte */
+    uintptr_t base;          /* first byte, as the program sees it */
     size_t size;             /* bytes the program asked for */
+    intptr_t shift;          /* the emulator's view of byte p is at p + shift: 0 where the host may read
+                              * the memory itself (cudaMallocHost, managed memory, __device__ variables) */
     /* What has been written by a copy, a memset or a kernel: every byte below written_upto, and above it
      * each byte whose flag is set in written (one flag per byte, made by the first write there; NULL
      * until then). Memory written in order from its start, the usual case, only moves written_upto. */
@@ -41,6 +48,12 @@ static inline int emu_alloc_written(const emu_alloc *a, size_t off, size_t n)
     return 1;
 }
 
+/* Where the emulator reads and writes the byte that the program calls addr, an address inside a. */
+static inline void *emu_alloc_view(const emu_alloc *a, uintptr_t addr)
+{
+    return (void *)(addr + (uintptr_t)a->shift);
+}
+
 /* Marks [off, off + n) of a as written. */
 void emu_alloc_mark(emu_alloc *a, size_t off, size_t n);
 
@@ -56,6 +69,9 @@ emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
  * touches the rest of the allocation is reported with the index it used. Returns 0 when no allocation
  * holds the range. */
 int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_size);
+
+/* The emulator's view of the byte at p: p itself when p is not in device memory. */
+void *emu_mem_view(const void *p);
 
 /* Register memory the engine owns (a module's __device__ variables) so lookups find it. */
 void emu_mem_register(void *base, size_t size, const char *what, int initialised);
@@ -121,25 +137,37 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
 
 /* ---- Findings (owned by the runtime, reported by the engine) ------------------------------------- */
 
-/* Record one diagnosis: a full sentence for a learner that names the kernel, block, thread and
- * file:line. The runtime prints it to stderr (once per distinct text) and keeps it for the harness.
- * fmt is a msgid of the course's catalog: it is translated when the program bound one (emu_text.h). */
+/* Records a finding of the host's use of the runtime (kind EMU_FD_RUNTIME, no place): a full sentence for
+ * a learner. fmt is a msgid of the course's catalog: it is translated when the program bound one
+ * (emu_text.h). */
 void emu_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A finding of kind (an emu_kind) at where, "FILE:LINE" in the learner's host code (or "" for none), with
+ * fmt's words: the host code's findings (a read of device memory, undefined behaviour), in no kernel. */
+void emu_finding_at(int kind, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* The same for a finding of the engine that has a kind (a short noun: "race between warps") and a place in
- * the learner's code ("exercises/02-interleaved/v1_interleaved.cu:26", or "" for none). Printed as
- * "where: text"; kept for the harness as "[kind at where] text" (or "[kind] text"), one line, so that a
- * report can say a finding in full once and name it in one line when a later test shows it again. */
-void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Files a record (emu_record.h): printed to stderr as "emulator: " and its words (once per distinct finding
+ * in a run, unless EMU_QUIET=1, as the course's harness sets it: it reports the findings itself), and kept
+ * until the next emu_records_take or emu_findings_take. A record equal to one already kept is not kept twice. */
+void emu_finding_record(const emu_record *r);
 
-/* The kinds of the two findings about a harness's guards (emu_mem_guard): a harness that checks the
- * result itself keeps them to explain a wrong result with their place. (Marked for the catalog in
- * emu_diag.c's table, where every kind is: tags keep them in English, the harness translates them.) */
-#define EMU_KIND_GUARD_READ "read outside the input"
-#define EMU_KIND_GUARD_WRITE "write outside the output"
+/* The kept record of kind at place at (the first of its kind in a launch, filed before) happened count
+ * times in that launch: its count becomes count (when it has none yet), and stderr says so. */
+void emu_finding_count(int kind, const emu_place *at, unsigned long count);
 
-/* The findings since the last call, joined by newlines into buf; returns how many there were. */
+/* Host code touched memory at addr and the CPU refused (a SIGSEGV or SIGBUS handler's si_addr); pc is the
+ * faulting instruction (NULL when unknown), write 1 for a write, 0 for a read, -1 unknown. When addr is
+ * device memory (the program's address of an allocation, which the host cannot touch), records a finding
+ * at the learner's line ("host read of device memory" or "host write to device memory") and returns 1;
+ * returns 0, and records nothing, for any other address. Meant for a handler that ends the program. */
+int emu_host_fault(const void *addr, const void *pc, int write);
+
+/* The findings since the last take: a malloc'ed array of *count records (NULL when there are none), for
+ * the caller to free. */
+emu_record *emu_records_take(int *count);
+
+/* The same findings as text, for programs that only look at words (tests, the metrics tool): each record's
+ * words (as on stderr, second place included) on a line of their own, joined by newlines into buf. Returns
+ * how many there were. */
 int emu_findings_take(char *buf, size_t len);
 
 /* The metrics summed over the launches since the last call. */

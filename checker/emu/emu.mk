@@ -18,6 +18,13 @@ EMU_LIB := $(EMU_OUT)/libcudaemu.a
 EMU_NVCCFLAGS := -cudart none -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -lineinfo
 # What a program needs after its objects (nvcc's host code needs the C++ runtime).
 EMU_LDFLAGS := $(EMU_LIB) -lstdc++ -lm
+# The learner's host code is checked too: undefined behaviour (signed overflow, division by zero, shifts,
+# array bounds) becomes a finding at its line (emu_host_ub.c: the handlers are the library's own, no
+# sanitizer runtime), and line tables (-g1) let a fault on device memory name its line (emu_host_fault.c).
+# nvcc splits -Xcompiler's value at commas: one option each.
+EMU_HOST_CHECKS := $(foreach c,signed-integer-overflow integer-divide-by-zero shift bounds,-Xcompiler -fsanitize=$(c)) \
+                   -Xcompiler -g1
+export EMU_HOST_CHECKS
 
 # The CPU features the engine may use (see emu_arch.sh: x86-64-v3 or -v2 where this machine has them,
 # else the compiler's default); EMU_ARCH= builds a portable library. Contraction stays off: float
@@ -31,7 +38,7 @@ EMU_CFLAGS := -std=c11 -O2 $(EMU_ARCH) -ffp-contract=off -Wall -Wextra -g -I$(CU
 EMU_SRCS := $(wildcard $(EMU_DIR)/emu_*.c)
 EMU_OBJS := $(patsubst $(EMU_DIR)/%.c,$(EMU_OUT)/%.o,$(EMU_SRCS))
 # The runtime half alone, for its tests against a fake engine.
-EMU_RT_NAMES := activity api device errors events fatbin findings mem runtime
+EMU_RT_NAMES := activity api device errors events fatbin findings mem record runtime
 EMU_RT_OBJS := $(patsubst %,$(EMU_OUT)/emu_%.o,$(EMU_RT_NAMES))
 
 $(EMU_OUT)/%.o: $(EMU_DIR)/%.c

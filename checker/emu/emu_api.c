@@ -68,7 +68,11 @@ static cudaError_t emu_copy(void *dst, const void *src, size_t count, enum cudaM
     if (src_dev && !(s = emu_device_range(src, count, who, N_("source"), dst)))
         return emu_rt_fail(cudaErrorInvalidValue);
 
-    memmove(dst, src, count);
+    /* The bytes move between the emulator's views: the program's device addresses cannot be touched. A
+     * pointer that the kind calls a host pointer is looked up too, as a GPU's runtime with unified
+     * addressing does. */
+    memmove(d ? emu_alloc_view(d, (uintptr_t)dst) : emu_mem_view(dst),
+            s ? emu_alloc_view(s, (uintptr_t)src) : emu_mem_view(src), count);
     /* Device-to-device copies carry "never written" along; anything from the host counts as written. */
     if (d && s) emu_rt_mem_copy_marks(d, (uintptr_t)dst, s, (uintptr_t)src, count);
     else if (d) emu_rt_mem_mark(d, (uintptr_t)dst, count);
@@ -215,7 +219,7 @@ static cudaError_t emu_memset(void *p, int value, size_t count, const char *who)
     }
     emu_alloc *a = emu_device_range(p, count, who, N_("destination"), NULL);
     if (!a) return emu_rt_fail(cudaErrorInvalidValue);
-    memset(p, value, count);
+    memset(emu_alloc_view(a, (uintptr_t)p), value, count);
     emu_rt_mem_mark(a, (uintptr_t)p, count);
     return cudaSuccess;
 }

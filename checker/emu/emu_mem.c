@@ -1,5 +1,6 @@
 /* emu_mem.c - the registry of device memory: allocations sorted by address, each with a record of the
- * bytes written, so the engine can tell valid, out-of-bounds and never-written accesses apart. */
+ * bytes written, so the engine can tell valid, out-of-bounds and never-written accesses apart; and the two
+ * addresses of device memory, the program's (which the host cannot touch) and the emulator's view. */
 #define _GNU_SOURCE      /* sysconf(_SC_PHYS_PAGES), madvise, memfd_create */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,10 @@ static const char emu_msg_bad_free[] =
 typedef struct emu_rec {
     emu_alloc a;
     enum emu_mem_kind kind;
-    void *raw;      /* what to free(), NULL for memory someone else owns */
+    void *raw;      /* what to free(), NULL for memory someone else owns: the emulator's view */
     size_t mapped;  /* when not 0, raw is a mapping of this many bytes, to munmap() instead */
+    size_t reserved; /* when not 0, the program's address (a.base) starts this many bytes of address
+                      * space that nothing may touch, to munmap() too */
     size_t counted; /* the bytes counted against the emulator's total */
 } emu_rec;
 
@@ -176,6 +179,7 @@ static void emu_rec_free(emu_rec *r)
 {
     emu_used -= r->counted;
     free(r->a.written);
+    if (r->reserved) munmap((void *)r->a.base, r->reserved);
     if (r->mapped) munmap(r->raw, r->mapped);
     else free(r->raw);
     free(r);
@@ -207,6 +211,34 @@ size_t emu_rt_mem_total(void)
 
 size_t emu_rt_mem_used(void) { return emu_used; }
 
+/* The program's address for device memory of bytes (its guard included): address space that the host cannot
+ * read or write, with no memory behind it, so that host code that reads a device pointer faults as it does
+ * beside a GPU. Sets r's base, shift and reserved; where the system refuses, the program gets the view's
+ * address itself, as a plain host pointer (nothing is caught then, and nothing breaks). */
+static void emu_rec_reserve(emu_rec *r, void *view, size_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t rounded = page > 0 ? (bytes + (size_t)page - 1) / (size_t)page * (size_t)page : bytes;
+    void *p = mmap(NULL, rounded, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    r->a.base = p == MAP_FAILED ? (uintptr_t)view : (uintptr_t)p;
+    r->a.shift = (intptr_t)((uintptr_t)view - r->a.base);
+    r->reserved = p == MAP_FAILED ? 0 : rounded;
+}
+
+void *emu_mem_view(const void *p)
+{
+    emu_alloc *a = emu_mem_lookup((uintptr_t)p, 1);
+    return a ? emu_alloc_view(a, (uintptr_t)p) : (void *)p;
+}
+
+const emu_alloc *emu_rt_mem_device_near(uintptr_t addr)
+{
+    long i = emu_find_index(addr);
+    if (i < 0) return NULL;
+    const emu_rec *r = emu_recs[i];
+    return r->reserved && addr - r->a.base < r->reserved ? &r->a : NULL;
+}
+
 cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, const char *who)
 {
     size_t total = emu_rt_mem_total();
@@ -219,7 +251,9 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     /* Host memory is written by host code the emulator cannot see: count it as written. */
     int initialised = kind == EMU_MEM_HOST || kind == EMU_MEM_MANAGED;
     emu_rec *r = raw ? emu_rec_new(raw, size, emu_kind_allocator(kind), initialised) : NULL;
+    if (r && kind == EMU_MEM_DEVICE) emu_rec_reserve(r, raw, padded);
     if (!r || emu_insert(r) != 0) {
+        if (r && r->reserved) munmap((void *)r->a.base, r->reserved);
         free(r);
         free(raw);
         emu_finding(emu_msg_host_oom, who, size);
@@ -230,7 +264,7 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     r->raw = raw;
     r->counted = size;
     emu_used += size;
-    *out = raw;
+    *out = (void *)r->a.base;
     return cudaSuccess;
 }
 
@@ -254,13 +288,19 @@ void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_by
     close(fd);   /* the mappings keep the chunk's pages */
     if (base == MAP_FAILED) return NULL;
     emu_rec *r = emu_rec_new(base, total_bytes, emu_kind_allocator(EMU_MEM_DEVICE), 1);
-    if (!r || emu_insert(r) != 0) { free(r); munmap(base, mapped); return NULL; }
+    if (r) emu_rec_reserve(r, base, mapped);
+    if (!r || emu_insert(r) != 0) {
+        if (r && r->reserved) munmap((void *)r->a.base, r->reserved);
+        free(r);
+        munmap(base, mapped);
+        return NULL;
+    }
     r->kind = EMU_MEM_DEVICE;
     r->raw = base;
     r->mapped = mapped;
     r->counted = chunk_bytes;
     emu_used += chunk_bytes;
-    return base;
+    return (void *)r->a.base;
 }
 
 cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who)

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emu.h"
 #include "emu_text.h"
@@ -71,6 +72,10 @@ cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who);
 /* The kind of the allocation holding addr (meaningful only when emu_mem_lookup found one). */
 enum emu_mem_kind emu_rt_mem_kind(const emu_alloc *a);
 
+/* The device allocation whose program address range holds addr, its guard bytes past the end and the
+ * rest of its last page included (where a host read of d_out[n] lands), or NULL. */
+const emu_alloc *emu_rt_mem_device_near(uintptr_t addr);
+
 /* Marks [addr, addr+len) of a as written (or copies the flags of another range). */
 void emu_rt_mem_mark(emu_alloc *a, uintptr_t addr, size_t len);
 void emu_rt_mem_copy_marks(emu_alloc *dst, uintptr_t daddr, const emu_alloc *src, uintptr_t saddr,
@@ -82,6 +87,22 @@ size_t emu_rt_mem_total(void);
 
 /* Frees every runtime-owned allocation (cudaDeviceReset). */
 void emu_rt_mem_reset(void);
+
+/* ---- Places in the learner's code (emu_diag.c), for the findings about host code ------------------------ */
+
+/* 1 for a file of the toolkit or the system (a header's own code is not where a learner's mistake is). */
+int emu_source_is_system(const char *path);
+/* path as the learner's editor shows it: relative to the directory the program runs in, below it. */
+const char *emu_source_path(const char *path);
+
+/* 1 for a place in the learner's own file, where host code's findings point: a .cu file outside the
+ * toolkit. Thrust's, CUB's and the C++ library's headers are not .cu files, wherever the toolkit lives,
+ * so their own arithmetic is never blamed on a correct program. */
+static inline int emu_source_is_learners(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 3 && !strcmp(path + n - 3, ".cu") && !emu_source_is_system(path);
+}
 
 /* ---- Registration and launches (emu_runtime.c) --------------------------------------------------------- */
 

@@ -2,9 +2,9 @@
 #include "harness.h"
 #include "../emu/emu.h"
 
-int backend_take_findings(char *buf, size_t len)
+emu_record *backend_take_findings(int *count)
 {
-    return emu_findings_take(buf, len);
+    return emu_records_take(count);
 }
 
 int backend_is_emulator(void) { return 1; }
@@ -29,4 +29,9 @@ int backend_take_activity(emu_activity *out)
 void *backend_repeated(const void *chunk, size_t chunk_bytes, size_t total_bytes)
 {
     return emu_device_repeated(chunk, chunk_bytes, total_bytes);
+}
+
+int backend_host_fault(const void *addr, const void *pc, int write)
+{
+    return emu_host_fault(addr, pc, write);
 }

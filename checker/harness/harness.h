@@ -151,9 +151,15 @@ typedef struct harness_result {
 
 /* Starts a report: nothing shown yet. */
 void report_begin(int use_colour);
+/* The report will show count tests (report_test for those that run): a later failure then says in full only
+ * what leaves room for the tests still to come on one screen. */
+void report_expect_tests(int count);
 /* Prints one test's lines: the ✓ or ✗ line and, for a failure, its message as the learner reads it. */
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset);
+/* A failure's message as text for a file (TAP, XML): its lines with each finding in words, malloc'ed; *tools
+ * receives one "finding: ..." line per finding (emu_record.h, EMU_ENCODE_TOOLS), malloc'ed too. */
+char *report_plain(const char *msg, char **tools);
 void harness_write_tap(const char *path, const harness_result *r, int count);
 void harness_write_xml(const char *path, const char *suite, const harness_result *r, int count, double seconds);
 
@@ -177,8 +183,12 @@ void harness_budget_for(size_t n);
 /* The backend the tests run on: "GPU (NVIDIA H100 80GB HBM3)" or "emulator on CPU"; NULL when neither. */
 const char *harness_backend(void);
 
-/* The backend's findings since the last call (the emulator's diagnostics; none on a GPU). */
-int backend_take_findings(char *buf, size_t len);
+/* The backend's findings since the last call (the emulator's diagnostics, as records: emu_record.h; none on a
+ * GPU): a malloc'ed array of *count records, NULL when there are none. */
+emu_record *backend_take_findings(int *count);
+/* The same, as lines for a failure's message (one encoded record each, which the report turns into words):
+ * how many findings there were. Guard findings wait for the test's own check, as after a launch. */
+int harness_findings_lines(char *buf, size_t len);
 int backend_is_emulator(void);
 /* Tells the backend that only [base, base + bytes) of base's allocation is the array called name: the
  * emulator reports every access of a kernel to the rest (the guards). Nothing on a GPU. */
@@ -296,6 +306,14 @@ int backend_take_activity(emu_activity *out);
 /* In a test's process: abort() (an uncaught C++ exception, a failed assert) fails the test with a sentence
  * and the emulator's findings instead of crashing it (harness_abort.c; harness_capture_output calls it). */
 void harness_catch_abort(void);
+
+/* In a test's process: a segmentation fault in host code that touched device memory (on the emulator, whose
+ * device memory the host cannot touch, as beside a GPU) fails the test with the line and the fix; any crash
+ * after findings fails with them (harness_fault.c; harness_capture_output calls it). */
+void harness_catch_faults(void);
+/* The backend's word on a fault at addr (instruction pc; write 1, read 0, unknown -1): 1 when addr is device
+ * memory and a finding now says so (the emulator), 0 otherwise (a GPU: its runtime cannot tell). */
+int backend_host_fault(const void *addr, const void *pc, int write);
 
 /* A count as a sentence says it: "once", "twice", "3 times". */
 void harness_times(uint64_t count, char *buf, size_t len);
@@ -433,6 +451,10 @@ void harness_diagnose(const harness_output *o, const harness_bug_model *models, 
  * that tells them apart, match as well, and records the evidence again; when none does, the diagnosis is
  * SEEN_UNEXPLAINED. */
 void harness_narrow(const harness_output *o, const void *ctx, harness_diagnosis *d);
+
+/* After a run of the learner's code that is the checker's own question (a second input that tells two bug
+ * models apart, a count on ones): forgets what the backend found during it, which is no test's finding. */
+void harness_forget_findings(void);
 
 /* For an int total of h[0..n) that came back wrong: which elements it holds, when it is one of the usual
  * subsets (only the first k, all but the first k, every m-th, all but a head and a tail); records the

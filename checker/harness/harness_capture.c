@@ -67,6 +67,7 @@ static void capture_finish(void)
 void harness_capture_output(void)
 {
     harness_catch_abort();
+    harness_catch_faults();
     int fds[2];
     fflush(stdout);
     if (pipe(fds) != 0) return;

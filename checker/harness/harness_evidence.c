@@ -431,6 +431,12 @@ void harness_diagnose(const harness_output *o, const harness_bug_model *models, 
     free(wrong);
 }
 
+void harness_forget_findings(void)
+{
+    int n;
+    free(backend_take_findings(&n));
+}
+
 /* ---- Int totals: which elements a wrong sum holds ---------------------------------------------------------- */
 
 int harness_explain_subset(const int *h, size_t n, int got, char *buf, size_t len)

@@ -91,14 +91,16 @@ int text_width(const char *s, size_t len)
 size_t text_fit(const char *s, size_t len, int width, size_t *next)
 {
     size_t i = 0, cut = 0, resume = 0;   /* the last place the line may break, and where the rest starts */
-    int columns = 0, prev_wide = 0, can_break = 0;
+    int columns = 0, prev_wide = 0, can_break = 0, in_code = 0;
     uint32_t prev = ' ';
     while (i < len) {
         int w;
         uint32_t cp;
         size_t n = next_char(s + i, len - i, &w, &cp);
-        if (cp == ' ' || (cp && i > 0 && prev != ' ' && (w == 2 || prev_wide) && !is_closing(cp) &&
-                          !is_opening(prev)))
+        /* A command in backticks (`make restore ex05`) is typed as it reads: never broken, when it closes. */
+        if (cp == '`') in_code = !in_code && memchr(s + i + 1, '`', len - i - 1) != NULL;
+        if (!in_code && (cp == ' ' || (cp && i > 0 && prev != ' ' && (w == 2 || prev_wide) && !is_closing(cp) &&
+                                       !is_opening(prev))))
             cut = resume = i, can_break = 1;
         if (w > 0 && columns + w > width && i > 0) {
             if (!can_break) cut = resume = i;   /* one word wider than the line: cut it */

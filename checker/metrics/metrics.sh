@@ -4,6 +4,8 @@
 #                              or when FILE does not build or run correctly: the tests already said why)
 #   metrics.sh table           `make metrics`: every reference version in one table, and yours where done
 #   metrics.sh line NN FUNCTION SHAPE FILE   the raw line of checker/metrics/metrics.c's program
+#   metrics.sh program NN FUNCTION SHAPE FILE DIR   that program, built into DIR/metrics (`make show` runs it
+#                              on its own launch; DIR/build.log says why when it does not build)
 # Versions, the metrics each lesson shows, and the sentences come from checker/metrics/manifest.txt.
 set -u
 . checker/scripts/lib.sh
@@ -24,27 +26,38 @@ metrics_line() {
     dir="$work/$key"
     [ -f "$dir/failed" ] && return 1
     if [ ! -f "$dir/line" ]; then
-        mkdir -p "$dir"
-        obj="$dir/kernel.o"
-        # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
-        local learner="$BUILD/emu/learner/ex$nn/kernel.o"
-        if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
-            cp "$learner" "$obj"
-        else
-            $NVCC $EMU_NVCCFLAGS -O3 -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" \
-                -c "$src" -o "$obj" >"$dir/build.log" 2>&1 || { touch "$dir/failed"; return 1; }
-        fi
-        $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
-            -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
-            >>"$dir/build.log" 2>&1 &&
-        $CXX "$dir/metrics.o" "$obj" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1 &&
+        metrics_program "$nn" "$fn" "$shape" "$src" "$dir" &&
         timeout 120 "$dir/metrics" "$N" "$BLOCK" >"$dir/line.new" 2>"$dir/run.log" &&
         mv "$dir/line.new" "$dir/line"
         local status=$?
-        rm -f "$obj" "$dir/metrics.o" "$dir/metrics" "$dir/line.new"  # only the line and the logs stay
+        rm -f "$dir/metrics" "$dir/line.new"  # only the line and the logs stay
         [ $status = 0 ] || { touch "$dir/failed"; return 1; }
     fi
     cat "$dir/line"
+}
+
+# metrics_program NN FUNCTION SHAPE FILE DIR: checker/metrics/metrics.c's program for one kernel file, built
+# into DIR/metrics (the compilers' messages in DIR/build.log).
+metrics_program() {
+    local nn=$1 fn=$2 shape=$3 src=$4 dir=$5 obj status
+    [ -n "${EMU_LIB:-}" ] && [ -f "$EMU_LIB" ] && [ -s "$src" ] || return 1
+    mkdir -p "$dir"
+    obj="$dir/kernel.o"
+    # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
+    local learner="$BUILD/emu/learner/ex$nn/kernel.o"
+    if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
+        cp "$learner" "$obj"
+    else
+        $NVCC $EMU_NVCCFLAGS -O3 -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" \
+            -c "$src" -o "$obj" >"$dir/build.log" 2>&1 || return 1
+    fi
+    $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
+        -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
+        >>"$dir/build.log" 2>&1 &&
+    $CXX "$dir/metrics.o" "$obj" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1
+    status=$?
+    rm -f "$obj" "$dir/metrics.o"
+    return $status
 }
 
 # The manifest's versions, one line each: name|nn|function|shape|solution|previous|show|moved|why
@@ -190,7 +203,7 @@ table() {
         sayf "make metrics runs every version on the course's emulator, and it is not built here: run \`make test\` to see why."
         return 1
     fi
-    sayf 'Running every reference version (and yours, for the exercises you have done) once on the emulator, n = %s ints, blocks of %s threads where the version takes a block size...' "$N" "$BLOCK"
+    sayf 'Running every reference version (and yours, for the exercises you have done) once on the emulator, on %s ints, in blocks of %s threads where the version takes a block size...' "$N" "$BLOCK"
     mkdir -p "$work"
     # Each version in the background; each writes its own line file.
     local rows="$work/table" name nn fn shape sol rest i=0
@@ -205,27 +218,35 @@ table() {
     done < <(versions)
     wait
     i=0
-    {
+    # Every row once, its fields separated by tabs: the name, then the ten counters as shown.
+    local table
+    table=$(
         while IFS='|' read -r name nn fn shape sol rest; do
             i=$((i + 1))
             echo "$name ($nn)|$(cat "$rows/$i.ref")"
             [ -s "$rows/$i.yours" ] && echo "  $(textf 'yours')|$(cat "$rows/$i.yours")"
             [ -e "$rows/$i.yours" ] && [ ! -s "$rows/$i.yours" ] && echo "  $(textf 'yours')|failed"
-        done < <(versions)
-    } | awk -F'|' -v bold="$BOLD" -v reset="$RESET" -v not_run="$(textf '(did not run)')" \
-            -v failed="$(textf '(your file did not build or run correctly here)')" \
-            -v heads="$(# TRANSLATORS: the headings of make metrics' table, between |s: keep the |s, and each as short.
-                        textf 'version (ex)|blocks|warp instr|lanes|diverg.|shared ld / st|conflicts|global req / sect|barriers|atomics')" \
-            "$AWK_LIB"'
-    BEGIN { gsub(/\|/, "\t", heads); print bold heads reset }
-    {
-        if ($2 == "") { print $1 "\t" not_run; next }
-        if ($2 == "failed") { print $1 "\t" failed; next }
-        delete a; parse($2, a)
-        print $1 "\t" group(a["blocks"]) "\t" group(a["warp_instructions"]) "\t" a["active_lanes"] "\t" \
-              group(a["divergent_branches"]) "\t" cell(a, "shared") "\t" group(a["bank_conflicts"]) "\t" \
-              cell(a, "global_loads") "\t" a["barriers_per_block"] "\t" group(a["atomics"])
-    }' | columns -15 6 10 5 8 16 9 16 8 7
+        done < <(versions) |
+        awk -F'|' -v not_run="$(textf '(did not run)')" \
+            -v failed="$(textf '(your file did not build or run correctly here)')" "$AWK_LIB"'
+        {
+            if ($2 == "") { print $1 "\t" not_run; next }
+            if ($2 == "failed") { print $1 "\t" failed; next }
+            delete a; parse($2, a)
+            print $1 "\t" group(a["blocks"]) "\t" group(a["warp_instructions"]) "\t" a["active_lanes"] "\t" \
+                  group(a["divergent_branches"]) "\t" a["barriers_per_block"] "\t" group(a["atomics"]) "\t" \
+                  cell(a, "shared") "\t" group(a["bank_conflicts"]) "\t" cell(a, "global_loads")
+        }')
+    # Two tables, the warps' work and then memory, so that each fits 100 columns beside the longest name.
+    local names heads
+    names=$(cut -f1 <<<"$table" | awk '{ if (length($0) > w) w = length($0) } END { print w + 1 }')
+    # TRANSLATORS: the headings of make metrics' tables, between |s: keep the |s, and each as short.
+    heads=$(textf 'version (ex)|blocks|warp instr|lanes|diverg.|barriers|atomics|shared ld / st|conflicts|global req / sect')
+    heads=${heads//|/$'\t'}
+    { echo "$BOLD$(cut -f1-7 <<<"$heads")$RESET"; cut -f1-7 <<<"$table"; } | columns "-$names" 6 10 5 8 8 7
+    say ""
+    { echo "$BOLD$(cut -f1,8-10 <<<"$heads")$RESET"; awk -F'\t' 'NF < 8 { print $1 "\t" $2; next }
+        { print $1 "\t" $8 "\t" $9 "\t" $10 }' <<<"$table"; } | columns "-$names" 17 9 17
     say ""
     sayf "lanes: active lanes per warp instruction (of 32); diverg.: divergent branches; barriers: __syncthreads() per block. Counted as Nsight Compute counts them, but in PTX, not in the GPU's machine code (SASS): nvcc turns short ifs into predicated instructions with no branch, so a GPU shows no divergent branches where PTX has them. Compare versions with each other. Each counter: %s, \"The counters\". Your exercises appear here once \`make exNN\` passes." \
         "$(lesson_page lessons/reading-the-report.md)"
@@ -235,5 +256,6 @@ case "${1:-}" in
 block) block "$2" "$3" ;;
 table) table ;;
 line) metrics_line "$2" "$3" "$4" "$5" ;;
-*) say "usage: metrics.sh block NN FILE | table | line NN FUNCTION SHAPE FILE"; exit 2 ;;
+program) metrics_program "$2" "$3" "$4" "$5" "$6" ;;
+*) say "usage: metrics.sh block NN FILE | table | line NN FUNCTION SHAPE FILE | program NN FUNCTION SHAPE FILE DIR"; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 # target". The exercises are whatever folders exercises/NN-*/ exist.
 #   goal.sh unknown NAME              `make NAME`, which has no rule (ex5, ex12, chek)
 #   goal.sh action ACTION [WORDS...]  `make hint ex5`: WORDS are the other goals given with the action
+#   goal.sh exercises                 `make` alone in exercises/: where grading happens (exit status 0)
 # Exit status: 2 (nothing was done).
 set -u
 . checker/scripts/lib.sh
@@ -52,6 +53,9 @@ action)
         for word in "$@"; do about_exercise "$word" "$action"; done
     fi
     ;;
-*) say "usage: goal.sh unknown NAME | action ACTION [WORDS...]" ;;
+exercises)
+    sayf 'Each exercise has a folder here: run `make` inside one to grade it, or `make exNN` here or at the top of the repository (%s). `make help` lists everything else.' "$(exercise_list)"
+    exit 0 ;;
+*) say "usage: goal.sh unknown NAME | action ACTION [WORDS...] | exercises" ;;
 esac
 exit 2

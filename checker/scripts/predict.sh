@@ -72,7 +72,12 @@ metrics=($show)
 case $mode in
 offer)
     [ -f "$saved" ] && exit 0
-    sayf 'Before you run it: `make predict ex%s` records what you expect to change since %s (two quick questions).' "$nn" "$prev"
+    # A previous version of the same exercise is not met yet when this line invites the prediction.
+    if [ "$pnn" = "$nn" ]; then
+        sayf 'Before you run it: `make predict ex%s` records what you expect to change between its two versions (two quick questions).' "$nn"
+    else
+        sayf 'Before you run it: `make predict ex%s` records what you expect to change since %s (two quick questions).' "$nn" "$prev"
+    fi
     exit 0 ;;
 
 show)

@@ -35,18 +35,13 @@ if [ -f "$name" ] && cmp -s "$name" "$STATE_DIR.reset.tmp"; then
     sayf '%s is already the starting file: nothing to reset.' "$name"
     exit 0
 fi
-if [ -f "$name" ]; then
-    backup="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)-$(basename "$name")"
-    mkdir -p "$(dirname "$backup")"
-    if ! cp -p "$name" "$backup"; then
-        sayf 'Could not save a backup of %s, so nothing was changed.' "$name"
-        exit 1
-    fi
+if [ -f "$name" ] && ! backup=$(backup_keep "$nn" "$name"); then
+    sayf 'Could not save a backup of %s, so nothing was changed.' "$name"
+    exit 1
 fi
 mv "$STATE_DIR.reset.tmp" "$name"
 forget_exercise
 sayf '%s is back to its starting state. Read %s and run `make ex%s`.' "$name" "$(exercise_lesson "$nn")" "$nn"
 if [ -n "${backup:-}" ]; then
-    sayf 'Your version is kept in %s; to get it back:' "$backup"
-    say "    cp $backup $name"
+    sayf 'Your version is kept in %s; `make restore ex%s` puts it back.' "$backup" "$nn"
 fi

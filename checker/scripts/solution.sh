@@ -41,9 +41,26 @@ else
         labels=(--label "$(textf 'yours: %s' "$file")" --label "$(textf 'reference: %s' "$sol")")
         # Without the comment lines, a hunk's line numbers are not the file's: they are left out.
         hunks() { if [ -n "${ALL:-}" ]; then cat; else sed -E 's/@@ -[0-9,]+ \+[0-9,]+ @@/@@/'; fi; }
-        diff -u --color="$colour" "${labels[@]}" <(code_only "$file") <(code_only "$sol") 2>/dev/null | hunks
+        # A line of code longer than the terminal is broken between words, its later lines indented 4 columns
+        # past its own indent, each in the line's colour: the terminal would break it anywhere.
+        fit() {
+            awk -v width=100 '
+            { if (length($0) <= width) { print; next }
+              on = ""; off = ""; body = $0
+              if (match(body, /^\033\[[0-9;]*m/)) { on = substr(body, 1, RLENGTH); body = substr(body, RLENGTH + 1) }
+              if (match(body, /\033\[[0-9;]*m$/)) { off = substr(body, RSTART); body = substr(body, 1, RSTART - 1) }
+              match(body, /^[-+ ]? */); hang = sprintf("%*s", RLENGTH + 4, ""); first = 1
+              while (length(body) > width) {
+                  cut = width; while (cut > RLENGTH + 4 && substr(body, cut + 1, 1) != " ") cut--
+                  if (cut <= RLENGTH + 4) cut = width   # one word longer than the line: cut it
+                  print on substr(body, 1, cut) off
+                  body = substr(body, cut + 1); sub(/^ +/, "", body); body = hang body
+              }
+              print on body off }'
+        }
+        diff -u --color="$colour" "${labels[@]}" <(code_only "$file") <(code_only "$sol") 2>/dev/null | hunks | fit
         # A diff without --color (not GNU diff) says 2: try again plainly.
-        [ "${PIPESTATUS[0]}" -gt 1 ] && diff -u "${labels[@]}" <(code_only "$file") <(code_only "$sol") | hunks
+        [ "${PIPESTATUS[0]}" -gt 1 ] && diff -u "${labels[@]}" <(code_only "$file") <(code_only "$sol") | hunks | fit
         say ""
         sayf 'Both pass the same tests; differences in names or in the order of independent steps are fine.'
     fi
@@ -64,9 +81,28 @@ if [ -n "$next" ]; then
     say "$(joined "$BOLD$(textf 'What the next exercise changes')$RESET" \
         "$(textf '(%s, "%s"):' "$next_lesson" "$(exercise_title "$next")")")"
     say ""
+    # The section's paragraphs and list items, joined and wrapped again 4 columns in (the lesson's own
+    # lines are 100 columns wide already); a code block as it is, 4 columns in where it fits, else less.
     awk -v section="$(lesson_section "$next_lesson" "## Goal")" '/^## / { inside = ($0 == section); next } inside' \
         "$next_lesson" |
-        sed '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' | sed 's/^/    /'
+        sed '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
+        awk 'function flush() { if (para != "") print "P\037" hang "\037" para; para = "" }
+             function block(   i, in_) {
+                 in_ = 100 - widest; if (in_ > 4) in_ = 4; if (in_ < 0) in_ = 0
+                 for (i = 1; i <= lines; i++) print "C\037" in_ "\037" kept[i]
+                 lines = widest = 0 }
+             /^```/ { flush(); kept[++lines] = $0; if (length($0) > widest) widest = length($0)
+                      if (code) block(); code = !code; next }
+             code { kept[++lines] = $0; if (length($0) > widest) widest = length($0); next }
+             /^[ \t]*$/ { flush(); print "C\0370\037"; next }
+             /^([0-9]+\.|-) / || /^#/ { flush(); para = $0; match($0, /^([0-9]+\.|-) /); hang = 4 + RLENGTH; next }
+             { sub(/^ +/, ""); para = para == "" ? $0 : para " " $0; if (hang == "" || para == $0) hang = 4 }
+             END { flush(); if (lines) block() }' |
+        while IFS=$'\037' read -r kind hang text; do
+            if [ "$kind" = P ]; then printf '    %s\n' "$text" | wrap_to 100 "$hang"
+            elif [ -z "$text" ]; then echo
+            else printf '%*s%s\n' "$hang" "" "$text"; fi
+        done
     say ""
     sayf 'Then run `make ex%s`. Before you do, `make predict ex%s` records what you expect to change.' "$next" "$next"
 else

@@ -89,15 +89,15 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
                 out->error = 700;
                 return;
             }
-            o[i] = 2 * in[i];
+            *(int *)emu_mem_view(&o[i]) = 2 * *(const int *)emu_mem_view(&in[i]);   /* the program's addresses fault */
             emu_alloc_mark(a, (uintptr_t)&o[i] - a->base, sizeof(int));
         }
     } else if (strstr(k->name, "count")) {    /* (int *c): atomicAdd(c, 1) per thread */
-        int *c = *(int **)args[0];
+        int *c = emu_mem_view(*(int **)args[0]);
         *c += (int)threads;
         out->metrics.global_atomics = threads / 32;
     } else if (strstr(k->name, "bump")) {     /* (int *p): *p += 1 */
-        **(int **)args[0] += 1;
+        *(int *)emu_mem_view(*(int **)args[0]) += 1;
     } else if (strstr(k->name, "crash")) {
         emu_finding("kernel crash: block 0 thread 0 read 4 bytes at 0x10, outside any allocation (fake.cu:1)");
         out->error = 700;
