@@ -199,22 +199,24 @@ static int model_combine_empty(const void *ctx, int block, double *out)
     return 1;
 }
 
-/* A block all-reduce whose result is not kept: each thread goes on with its own entries' value. param:
- * the block size times 4, plus 1 (its max), 2 (its sum) or 3 (both). */
+/* A block all-reduce whose result is not kept: each thread of `block` goes on with its own entries' value,
+ * own: 1 its max, 2 its sum, 3 both. */
 static void softmax_own(const softmax_case *sc, int block, int own, double *out)
 {
+    pair *p = harness_alloc((size_t)block * sizeof *p);
     for (int r = 0; r < sc->rows; r++) {
         const float *row = sc->x + (size_t)r * sc->cols;
         float row_m = row_max(row, sc->cols), total = 0;
-        for (int c = 0; c < sc->cols; c++) total += expf(row[c] - (own & 1 ? thread_pair(row, sc->cols, c % block, block, 1).m : row_m));
+        for (int t = 0; t < block; t++) p[t] = thread_pair(row, sc->cols, t, block, 1);
+        for (int c = 0; c < sc->cols; c++) total += expf(row[c] - (own & 1 ? p[c % block].m : row_m));
         for (int t = 0; t < block && t < sc->cols; t++) {
-            pair p = thread_pair(row, sc->cols, t, block, 1);
-            float m = own & 1 ? p.m : row_m, s = 0;
+            float m = own & 1 ? p[t].m : row_m, s = 0;
             for (int c = t; c < sc->cols; c += block) s += expf(row[c] - m);
             for (int c = t; c < sc->cols; c += block)
                 out[(size_t)r * sc->cols + c] = expf(row[c] - m) / (own & 2 ? s : total);
         }
     }
+    free(p);
 }
 
 static int model_own_pair(const void *ctx, int block, double *out) { softmax_own(ctx, block, 3, out); return 1; }
