@@ -323,6 +323,21 @@ static int retire_exiting(emu_warp *w, uint32_t m)
     return 1;
 }
 
+uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes)
+{
+    const emu_func *f = emu_top_frame(w)->f;
+    uint32_t seen = 0, leaving = 0;
+    /* Each lane resumes at the pc of the topmost entry below the running one that holds it. */
+    for (int i = w->sp - 2; i >= 0 && (lanes & ~seen); i--) {
+        const emu_simt *e = &w->stack[i];
+        if (e->kind != EMU_S_NORMAL) break;   /* lanes below wait in the caller */
+        uint32_t mine = e->mask & lanes & ~seen;
+        seen |= mine;
+        if (mine && e->pc >= 0 && e->pc < f->ncode && f->leaving[e->pc]) leaving |= mine;
+    }
+    return leaving;
+}
+
 static void budget_spent(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BUDGET)) {

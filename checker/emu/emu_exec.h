@@ -139,6 +139,11 @@ void emu_fatal(emu_ctx *x, int error);
 /* How a learner wrote a barrier instruction: "__syncthreads() (bar.sync)", "__syncthreads_count() ...". */
 const char *emu_barrier_name(const emu_insn *in);
 static inline const emu_frame *emu_top_frame(const emu_warp *w) { return &w->frames[w->nframes - 1]; }
+/* Those of lanes (not running now) that are on their way out of the kernel: where they wait to resume,
+ * every path leads to the exit and does nothing that other threads could wait for or see
+ * (emu_func.leaving). A warp-synchronous instruction does not wait for them, as it does not for exited
+ * threads. */
+uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes);
 
 /* emu_exec_mem.c: 0 when the launch must stop. */
 int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);

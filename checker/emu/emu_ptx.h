@@ -225,6 +225,8 @@ typedef struct emu_func {
     emu_insn *code; int ncode, capcode;
     char **texts; int ntexts;   /* source text of unsupported instructions */
     int32_t *ipdom;         /* per instruction: where lanes that diverge at a branch here meet again (-1 none) */
+    uint8_t *leaving;       /* per instruction: 1 when every path from it reaches the kernel's exit with no barrier
+                             * and no warp-synchronous instruction on the way (emu_ptx_cfg) */
     uint32_t nslots;        /* registers + constants */
     uint32_t npreds;
     emu_cinit *cinit; int ncinit, capcinit;

@@ -656,7 +656,7 @@ void emu_module_free(emu_module *m)
         emu_func *f = m->funcs[i];
         for (int j = 0; j < f->ncode; j++) free(f->code[j].args);
         for (int j = 0; j < f->ntexts; j++) free(f->texts[j]);
-        free(f->texts); free(f->code); free(f->ipdom); free(f->cinit);
+        free(f->texts); free(f->code); free(f->ipdom); free(f->leaving); free(f->cinit);
         free(f->param_off); free(f->param_size); free(f->name); free(f->pretty);
         for (int j = 0; j < f->nsvars; j++) free(f->svars[j].name);
         free(f->svars);
