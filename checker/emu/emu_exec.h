@@ -89,7 +89,7 @@ typedef struct emu_pending {
 
 /* What one word of a block's shared memory saw from the other blocks of its cluster in the cluster
  * barrier's current phase (distributed shared memory, emu_exec_dsmem.c): the last write and the last read
- * through a shared::cluster address, each with the phase it happened in (+ 1; older phases are empty). */
+ * through a shared::cluster address, each with the phase it happened in (emu_ctx.cbar_phase; 0: none). */
 typedef struct emu_daccess {
     uint32_t phase, loc;
     uint16_t thread;
@@ -119,7 +119,7 @@ typedef struct emu_block {
     uint8_t *shared; emu_sword *shadow;
     emu_dword *dshadow;         /* what the other blocks of the cluster did to its shared memory */
     uint32_t interval, block_interval, phase_interval;
-    uint32_t dsmem_phase;       /* the phase (+ 1) in which another block last touched its shared memory */
+    uint32_t dsmem_phase;       /* the phase in which another block last touched its shared memory */
     uint32_t bar_popc, bar_and, bar_or, bar_arrived[16], bar_expected[16];
     emu_pending pend[EMU_PENDING_READS]; int npend; unsigned long pend_more;
     uint32_t race_block, race_acquired, race_fence_seq;
@@ -176,7 +176,10 @@ typedef struct emu_ctx {
     int explicit_cluster;       /* launched with cluster dimensions (%is_explicit_cluster) */
     int cooperative;            /* cudaLaunchCooperativeKernel: every block runs together, grid.sync() works */
     uint64_t grid_ws;           /* the grid workspace cooperative groups find in %envreg1/2 (0: none) */
-    uint32_t *cbar_phase;       /* per cluster of the group: the cluster barrier's completed phases */
+    uint32_t *cbar_phase;       /* per cluster of the group: the cluster barrier's current phase, a number of
+                                 * the launch's (phase_top counts them), so that records of an earlier
+                                 * phase or cluster never match one of this phase */
+    uint32_t phase_top;
     uint32_t dsmem_hot;         /* the running block's shared memory was touched by another in this phase */
     uint32_t bad_rank;          /* the last rank mapa was given outside the cluster (for the finding) */
     int spin_progress;          /* a warp that stopped at a strong load read something new (emu_group_spin) */

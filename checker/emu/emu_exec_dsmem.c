@@ -200,7 +200,7 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
                           int acc)
 {
     emu_block *a = x->cur;
-    uint32_t now = x->cbar_phase[a->cluster] + 1, thread = (uint32_t)w->id * 32 + (uint32_t)l;
+    uint32_t now = x->cbar_phase[a->cluster], thread = (uint32_t)w->id * 32 + (uint32_t)l;
     uint32_t bi = (uint32_t)(b - x->blocks), ai = (uint32_t)(a - x->blocks);
     char where[800], what[300], who[300];
     if (b->done && emu_diag_first(EMU_FD_DSMEM_EXITED)) {
@@ -304,7 +304,7 @@ uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, u
 void emu_dsmem_local(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int store)
 {
     emu_block *me = x->cur;
-    uint32_t now = x->cbar_phase[me->cluster] + 1, thread = (uint32_t)w->id * 32 + (uint32_t)l;
+    uint32_t now = x->cbar_phase[me->cluster], thread = (uint32_t)w->id * 32 + (uint32_t)l;
     for (uint32_t k = off / 4; k <= (off + n - 1) / 4; k++) {
         unsigned bytes = emu_word_bytes(k, off, n);
         emu_dword *d = &me->dshadow[k];

@@ -73,7 +73,7 @@ static void enter(emu_ctx *x, emu_block *b)
     memcpy(x->bar_expected, b->bar_expected, sizeof x->bar_expected);
     x->pend = b->pend; x->npend = b->npend; x->pend_more = b->pend_more;
     x->race.block = b->race_block; x->race.acquired = b->race_acquired; x->race.fence_seq = b->race_fence_seq;
-    x->dsmem_hot = b->dsmem_phase == x->cbar_phase[b->cluster] + 1;
+    x->dsmem_hot = b->dsmem_phase == x->cbar_phase[b->cluster];
 }
 
 /* Keeps the running block's state in its emu_block. */
@@ -184,7 +184,7 @@ static int release_clusters(emu_ctx *x)
         }
         if (!waiting || !cluster_complete(x, c)) continue;
         emu_dsmem_phase_end(x, c);
-        x->cbar_phase[c]++;
+        x->cbar_phase[c] = ++x->phase_top;
         for (uint32_t r = 0; r < x->cluster_size; r++) {
             emu_block *b = &x->blocks[c * x->cluster_size + r];
             enter(x, b);
@@ -392,7 +392,7 @@ void emu_group_launch(emu_ctx *x, int shuffle)
     while (next < total && !x->stop) {
         for (uint32_t k = 0; k < nclusters; k++, next++) {
             uint32_t cx = (uint32_t)(next % ncx), cy = (uint32_t)(next / ncx % ncy), cz = (uint32_t)(next / ((uint64_t)ncx * ncy));
-            memset(x->cbar_phase, 0, nclusters * sizeof *x->cbar_phase);
+            x->cbar_phase[k] = ++x->phase_top;   /* phases are the launch's: older records never match */
             for (uint32_t r = 0; r < x->cluster_size; r++) {
                 emu_block *b = &x->blocks[k * x->cluster_size + r];
                 uint32_t rx = r % c.x, ry = r / c.x % c.y, rz = r / (c.x * c.y);
@@ -401,7 +401,6 @@ void emu_group_launch(emu_ctx *x, int shuffle)
                 b->cluster = k;
                 b->done = 0;
                 b->dsmem_phase = 0;
-                memset(b->dshadow, 0, ((size_t)x->shared_size / 4 + 2) * sizeof *b->dshadow);
                 x->warps = b->warps;
                 x->shared = b->shared;
                 x->shadow = b->shadow;

@@ -409,7 +409,8 @@ static cudaError_t emu_check_cluster(emu_rt_function *f, const emu_kernel *k, co
     const char *name = emu_kernel_name(k);
     dim3 declared, c;
     int has_declared = emu_rt_kernel_cluster(f, k, &declared), explicit_cluster = 0;
-    emu_kernel_cluster(k, NULL, &explicit_cluster, NULL);
+    unsigned max_rank = 0;   /* .maxclusterrank: __launch_bounds__'s third value */
+    emu_kernel_cluster(k, NULL, &explicit_cluster, &max_rank);
     *out = (dim3){ 0, 0, 0 };
     if (l->has_cluster && has_declared &&
         (l->cluster.x != declared.x || l->cluster.y != declared.y || l->cluster.z != declared.z)) {
@@ -422,9 +423,10 @@ static cudaError_t emu_check_cluster(emu_rt_function *f, const emu_kernel *k, co
     else if (explicit_cluster) { emu_finding(emu_msg_cluster_missing, name); return cudaErrorInvalidClusterSize; }
     else return cudaSuccess;
     unsigned size = c.x * c.y * c.z, limit = f->cluster.non_portable ? EMU_CLUSTER_MAX : EMU_CLUSTER_PORTABLE;
+    if (max_rank && max_rank < limit) limit = max_rank;
     if (!c.x || !c.y || !c.z || size > limit) {
         emu_finding(emu_msg_cluster_size, name, c.x, c.y, c.z, size, limit,
-                    limit < EMU_CLUSTER_MAX ? emu_text(emu_msg_cluster_nonportable) : "");
+                    limit == EMU_CLUSTER_PORTABLE && !f->cluster.non_portable ? emu_text(emu_msg_cluster_nonportable) : "");
         return cudaErrorInvalidClusterSize;
     }
     if (l->grid.x % c.x || l->grid.y % c.y || l->grid.z % c.z) {

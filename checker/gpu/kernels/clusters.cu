@@ -323,12 +323,12 @@ void run_cluster_cases(void)
 {
     case_regs("cluster_regs(grid=4x4x2,cluster=2x2x1)", dim3(4, 4, 2), dim3(2, 2, 1));
     case_regs("cluster_regs(grid=4x2x4,cluster=2x1x2)", dim3(4, 2, 4), dim3(2, 1, 2));
-    case_regs("cluster_regs(grid=3x2x1,no cluster)", dim3(3, 2, 1), dim3(0, 0, 0));
+    case_regs("cluster_regs(grid=3x2x1,cluster=none)", dim3(3, 2, 1), dim3(0, 0, 0));
     for (unsigned c : { 2u, 4u, 8u, 16u }) case_exchange(c);
     case_ptx();
     case_row_sum(3, 1000, 4);
     case_row_sum(2, 50257, 8);
-    case_row_sum(1, 262144, 4);     // 64 KB slices: above the default 48 KB
+    case_row_sum(1, 65536, 4);      // 64 KB slices: above the default 48 KB
     case_row_sum(1, 262144, 16);
     case_limits();
 }
