@@ -634,10 +634,10 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             }
             break;
         }
-        case EMU_OP_LD:
+        case EMU_OP_LD: if (!emu_ld(x, w, in, R, m)) LEAVE(EMU_W_DONE); break;
+        case EMU_OP_LD_STRONG:
             if (!emu_ld(x, w, in, R, m)) LEAVE(EMU_W_DONE);
-            /* in a group of blocks, a strong load may wait for another block: let the others run */
-            if ((in->flags & EMU_F_VOLATILE) && x->blocks && in->space != EMU_SP_SHARED) {
+            if (x->blocks) {   /* in a group of blocks it may wait for another block: let the others run */
                 emu_group_spin(x, w, in, R, m, pc);
                 top->pc = pc + 1;
                 LEAVE(EMU_W_RUN);

@@ -256,10 +256,10 @@ int emu_cluster_of_one(emu_ctx *x)
 void emu_group_spin(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, int pc)
 {
     uint64_t h = 1469598103934665603ull;
-    int nv = in->op == EMU_OP_LD ? in->nvec : 1;
+    int nv = in->op == EMU_OP_LD_STRONG ? in->nvec : 1;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        for (int k = 0; k < nv; k++) h = (h ^ R[(in->op == EMU_OP_LD ? in->v[k] : in->d) + l]) * 1099511628211ull;
+        for (int k = 0; k < nv; k++) h = (h ^ R[(in->op == EMU_OP_LD_STRONG ? in->v[k] : in->d) + l]) * 1099511628211ull;
     }
     /* reading something new (or somewhere new) is progress; the same value at the same place is a spin */
     if (w->spin_pc != (uint32_t)pc + 1 || w->spin_hash != h) x->spin_progress = 1;

@@ -664,6 +664,9 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(is_st ? 1 : 0, t, &in.v[0]);
         }
         if (t == EMU_T_B128) return unsupported(c, &in, opi);
+        /* a strong load outside the block's own memory may wait for another block (a spin) */
+        if (in.op == EMU_OP_LD && (in.flags & EMU_F_VOLATILE) && in.space != EMU_SP_SHARED && in.space != EMU_SP_LOCAL)
+            in.op = EMU_OP_LD_STRONG;
         return emit(f, &in);
     }
     if (M("atom") || M("red")) {
