@@ -783,10 +783,13 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         case EMU_OP_CBAR_ARRIVE:
             if (!emu_cluster_arrive(x, w, in, m)) LEAVE(EMU_W_DONE);
             break;
-        case EMU_OP_CBAR_WAIT:
-            if (!emu_cluster_wait(x, w, in, m, pc)) LEAVE(EMU_W_DONE);
+        case EMU_OP_CBAR_WAIT: {
+            int waits = emu_cluster_wait(x, w, in, m, pc);
+            if (!waits) LEAVE(EMU_W_DONE);
+            if (waits == 2) break;   /* the phase it arrived for is over */
             top->pc = pc + 1;
             LEAVE(EMU_W_CBAR);
+        }
         case EMU_OP_UNSUPPORTED:
             unsupported(x, w, in, fr->f, m);
             LEAVE(EMU_W_DONE);

@@ -47,8 +47,8 @@ typedef struct emu_warp {
     const emu_insn *bar_red;    /* a bar.red waiting for its result */
     int bar_pc;                 /* where the warp waits at a barrier (for messages) */
     uint32_t bar_id;            /* which of the block's 16 barriers it waits at */
-    uint32_t cbar_arrived;      /* lanes that arrived at the cluster barrier's current phase */
-    uint32_t cbar_phase;        /* at EMU_W_CBAR: the phase of the cluster barrier it waits for */
+    uint32_t cbar_arrived;      /* lanes that arrived at the cluster barrier's phase cbar_for */
+    uint32_t cbar_for;          /* the phase they arrived for: once it completed, their wait does not block */
     uint32_t spin_pc;           /* where it last stopped at a strong load so that other blocks run (+ 1) */
     uint64_t spin_hash, spin_addr;   /* what that load read there, and the first lane's address */
 } emu_warp;
@@ -94,10 +94,15 @@ typedef struct emu_daccess {
     uint32_t phase, loc;
     uint16_t thread;
     uint8_t rank, bytes;
-    uint8_t atomic;             /* w: an atomic (atomics of several blocks on a word do not race) */
+    uint8_t atomic;             /* w: an atomic */
+    uint8_t strong;             /* an atomic, volatile, or .acquire/.release/.relaxed access at cluster scope or
+                                 * wider: two strong accesses do not race (a flag, atomics of several blocks) */
     uint8_t early;              /* r: it read bytes nobody had written yet: kept in emu_ctx.dearly */
 } emu_daccess;
-typedef struct emu_dword { emu_daccess w, r; } emu_dword;
+typedef struct emu_dword {
+    emu_daccess w, r;           /* the other blocks' last write and read */
+    uint32_t own_w, own_r;      /* the phases of the owner's own last strong write and read */
+} emu_dword;
 
 /* A read of another block's shared memory that nobody had written yet, while its owner still ran: if the
  * owner (or another block) writes it later in the phase, the read came too early (a race across a missing
@@ -120,6 +125,8 @@ typedef struct emu_block {
     emu_dword *dshadow;         /* what the other blocks of the cluster did to its shared memory */
     uint32_t interval, block_interval, phase_interval;
     uint32_t dsmem_phase;       /* the phase in which another block last touched its shared memory */
+    uint32_t synced, synced_phase;   /* ranks whose strong write a strong read of this block saw in that phase:
+                                      * what they did before it is ordered before what this block does after */
     uint32_t bar_popc, bar_and, bar_or, bar_arrived[16], bar_expected[16];
     emu_pending pend[EMU_PENDING_READS]; int npend; unsigned long pend_more;
     uint32_t race_block, race_acquired, race_fence_seq;
@@ -203,8 +210,9 @@ void emu_warps_free(emu_warp *warps, int n);
  * completes the cluster barrier of a block that is its own cluster (0 after a finding: it cannot). */
 void emu_group_launch(emu_ctx *x, int shuffle);
 int emu_cluster_of_one(emu_ctx *x);
-/* The executor's part: lanes m arrive at the cluster barrier, or the warp waits at it (0 after a fatal
- * finding); a warp that stops at a strong load (or an atomic) at pc, in a group, after reading R's slots. */
+/* The executor's part: lanes m arrive at the cluster barrier (0 after a fatal finding), or wait at it (0
+ * after a fatal finding, 1 when the warp waits, 2 when the phase they arrived for has completed already);
+ * a warp that stops at a strong load (or an atomic) at pc, in a group, after reading R's slots. */
 int emu_cluster_arrive(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
 int emu_cluster_wait(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m, int pc);
 void emu_group_spin(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, int pc);
@@ -221,8 +229,8 @@ uint64_t emu_dsmem_mapa(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
 uint32_t emu_dsmem_rank(emu_ctx *x, uint64_t shared_addr);
 uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
                            int *own, uint32_t *off);
-/* A block's own access of its shared memory at off while another block touched it in this phase (store:
- * 2 for an atomic). */
+/* A block's own access of its shared memory at off while another block touched it in this phase, or a strong
+ * one (store: 0 a read, 1 a write, 2 an atomic). */
 void emu_dsmem_local(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int store);
 /* The end of a phase of cluster c's barrier (of every cluster of the group when c is UINT32_MAX): early
  * reads that nobody's write followed read garbage. */

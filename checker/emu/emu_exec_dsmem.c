@@ -195,6 +195,22 @@ void emu_dsmem_phase_end(emu_ctx *x, uint32_t c)
         }
 }
 
+/* Whether what blocks p and the one of rank did in phase now is ordered: a strong read of one saw a strong
+ * write of the other (a flag). */
+static int synced(const emu_ctx *x, const emu_block *p, uint32_t rank, uint32_t now)
+{
+    const emu_block *q = &x->blocks[p->cluster * x->cluster_size + rank];
+    return (p->synced_phase == now && (p->synced >> rank & 1)) || (q->synced_phase == now && (q->synced >> p->rank & 1));
+}
+
+/* Block p's strong read sees d's write: from then on, p is ordered after what that writer did before it. */
+static void see(emu_block *p, const emu_daccess *d, uint32_t now)
+{
+    if (d->phase != now || !d->strong || d->rank == p->rank) return;
+    if (p->synced_phase != now) { p->synced = 0; p->synced_phase = now; }
+    p->synced |= 1u << d->rank;
+}
+
 /* Checks and records lane l's access of n bytes at off of block b's shared memory (b is not running). */
 static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_block *b, uint32_t off, unsigned n,
                           int acc)
@@ -202,6 +218,7 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
     emu_block *a = x->cur;
     uint32_t now = x->cbar_phase[a->cluster], thread = (uint32_t)w->id * 32 + (uint32_t)l;
     uint32_t bi = (uint32_t)(b - x->blocks), ai = (uint32_t)(a - x->blocks);
+    int strong = acc == ACC_ATOMIC || (in->flags & EMU_F_VOLATILE);
     char where[800], what[300], who[300];
     if (b->done && emu_diag_first(EMU_FD_DSMEM_EXITED)) {
         emu_where(x, w, l, in->loc, where, sizeof where);
@@ -217,12 +234,17 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
         emu_dword *d = &b->dshadow[k];
         int mine = s->w_interval >= b->block_interval;   /* the shadow's record is this block's */
         unsigned written = mine ? s->written : 0;
-        int w_now = d->w.phase == now && (d->w.bytes & bytes), atomics = acc == ACC_ATOMIC && w_now && d->w.atomic;
+        int w_now = d->w.phase == now && (d->w.bytes & bytes), r_now = d->r.phase == now && (d->r.bytes & bytes);
+        /* two strong accesses do not race (the owner's own strong ones are noted in own_w and own_r) */
+        int strong_w = strong && w_now && d->w.strong, strong_r = strong && r_now && d->r.strong;
+        int with_b = synced(x, a, b->rank, now);
         int own_write = mine && s->w_warp != EMU_SWORD_REMOTE && s->w_interval >= b->phase_interval &&
-                        (s->written & bytes) && !atomics;
-        int own_read = s->r_interval >= b->phase_interval && s->r_interval >= b->block_interval && (s->r_bytes & bytes);
-        int other_write = w_now && d->w.rank != a->rank && d->w.rank != b->rank && !atomics;
-        int other_read = d->r.phase == now && d->r.rank != a->rank && (d->r.bytes & bytes);
+                        (s->written & bytes) && !(strong && d->own_w == now) && !with_b;
+        int own_read = s->r_interval >= b->phase_interval && s->r_interval >= b->block_interval && (s->r_bytes & bytes) &&
+                       !(strong && d->own_r == now) && !with_b;
+        int other_write = w_now && d->w.rank != a->rank && !strong_w && !synced(x, a, d->w.rank, now);
+        int other_read = r_now && d->r.rank != a->rank && !strong_r && !synced(x, a, d->r.rank, now);
+        if (acc == ACC_LOAD && strong) see(a, &d->w, now);
         if (acc != ACC_LOAD) early_written(x, bi, k);
         if (own_write || (own_read && acc != ACC_LOAD)) {
             unsigned lane = s->w_lane[__builtin_ctz(bytes)];
@@ -230,7 +252,7 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
             else snprintf(what, sizeof what, "%s", emu_text("a thread"));
             snprintf(who, sizeof who, emu_text("%s of that block"), what);
             race(x, w, in, l, b, at, n, acc, who,
-                 !own_write ? ACC_LOAD : w_now && d->w.rank == b->rank && d->w.atomic ? ACC_ATOMIC : ACC_STORE);
+                 !own_write ? ACC_LOAD : ACC_STORE);
         } else if (other_write || (other_read && acc != ACC_LOAD)) {
             remote_who(x, other_write ? &d->w : &d->r, who, sizeof who);
             race(x, w, in, l, b, at, n, acc, who, other_write ? (d->w.atomic ? ACC_ATOMIC : ACC_STORE) : ACC_LOAD);
@@ -248,7 +270,7 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
         int early = acc == ACC_LOAD && rec->phase == now && rec->early;
         if (rec->phase != now || rec->rank != a->rank) rec->bytes = 0;
         *rec = (emu_daccess){ now, in->loc, (uint16_t)thread, (uint8_t)a->rank, (uint8_t)(rec->bytes | bytes),
-                              (uint8_t)(acc == ACC_ATOMIC), (uint8_t)early };
+                              (uint8_t)(acc == ACC_ATOMIC), (uint8_t)strong, (uint8_t)early };
         if (acc == ACC_LOAD && (bytes & ~written) && !w_now && !settled(x, b)) rec->early = 1;
         if (acc != ACC_LOAD) {
             /* the owner's later reads find the bytes written (a record of another block's write) */
@@ -304,18 +326,18 @@ uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, u
 void emu_dsmem_local(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int store)
 {
     emu_block *me = x->cur;
-    uint32_t now = x->cbar_phase[me->cluster], thread = (uint32_t)w->id * 32 + (uint32_t)l;
+    uint32_t now = x->cbar_phase[me->cluster];
+    int strong = store == 2 || (in->flags & EMU_F_VOLATILE);
     for (uint32_t k = off / 4; k <= (off + n - 1) / 4; k++) {
         unsigned bytes = emu_word_bytes(k, off, n);
         emu_dword *d = &me->dshadow[k];
         if (store && d->r.early && d->r.phase == now) early_written(x, (uint32_t)(me - x->blocks), k);
-        int remote_w = d->w.phase == now && d->w.rank != me->rank && (d->w.bytes & bytes) && !(store == 2 && d->w.atomic);
-        const emu_daccess *other = remote_w ? &d->w
-                                 : store && d->r.phase == now && d->r.rank != me->rank && (d->r.bytes & bytes) ? &d->r : NULL;
-        if (store == 2) {   /* the block's own atomic: other blocks' atomics on the word do not race with it */
-            if (d->w.phase != now || d->w.rank != me->rank) d->w.bytes = 0;
-            d->w = (emu_daccess){ now, in->loc, (uint16_t)thread, (uint8_t)me->rank, (uint8_t)(d->w.bytes | bytes), 1, 0 };
-        }
+        int w_now = d->w.phase == now && (d->w.bytes & bytes), r_now = store && d->r.phase == now && (d->r.bytes & bytes);
+        const emu_daccess *other = w_now && !(strong && d->w.strong) && !synced(x, me, d->w.rank, now) ? &d->w
+                                 : r_now && !(strong && d->r.strong) && !synced(x, me, d->r.rank, now) ? &d->r : NULL;
+        if (!store && strong) see(me, &d->w, now);
+        if (strong && store) d->own_w = now;   /* what another block's strong access does not race with */
+        else if (strong) d->own_r = now;
         if (!other || !emu_diag_first(EMU_FD_DSMEM_RACE)) continue;
         char where[800], what[300], t[200];
         const emu_block *b = &x->blocks[me->cluster * x->cluster_size + other->rank];

@@ -128,10 +128,29 @@ static int converged(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
     return 0;
 }
 
+/* The current phase of the running block's cluster barrier (a block that is its own cluster: phase_top). */
+static uint32_t phase_now(const emu_ctx *x)
+{
+    return x->cbar_phase ? x->cbar_phase[x->cur->cluster] : x->phase_top;
+}
+
+/* The lanes m arrive for the current phase. */
+static void arrive(emu_warp *w, uint32_t m, uint32_t now)
+{
+    if (w->cbar_for != now) { w->cbar_arrived = 0; w->cbar_for = now; }
+    w->cbar_arrived |= m;
+}
+
+/* Lanes of w that have not exited and have not arrived for phase now. */
+static uint32_t not_arrived(const emu_warp *w, uint32_t now)
+{
+    return w->live & ~(w->cbar_for == now ? w->cbar_arrived : 0);
+}
+
 int emu_cluster_arrive(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (in->mod && !converged(x, w, in, m)) return 0;   /* .aligned: the whole warp together */
-    w->cbar_arrived |= m;
+    arrive(w, m, phase_now(x));
     emu_race_cluster_arrive(x);
     return 1;
 }
@@ -139,8 +158,11 @@ int emu_cluster_arrive(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 int emu_cluster_wait(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m, int pc)
 {
     if (!converged(x, w, in, m)) return 0;
-    w->cbar_arrived |= m;   /* a wait with no arrive before it is undefined: taken as both */
-    w->cbar_phase = x->cbar_phase ? x->cbar_phase[x->cur ? x->cur->cluster : 0] : 0;
+    uint32_t now = phase_now(x);
+    /* lanes that arrived for a phase that has completed since (cluster.barrier_arrive(), work, then
+     * barrier_wait()) go on */
+    if (w->cbar_for != now && w->cbar_for && (m & ~w->cbar_arrived) == 0) return 2;
+    arrive(w, m, now);   /* a wait with no arrive before it is undefined: taken as both */
     w->bar_pc = pc;
     return 1;
 }
@@ -151,7 +173,7 @@ static int cluster_complete(emu_ctx *x, uint32_t c)
     for (uint32_t r = 0; r < x->cluster_size; r++) {
         const emu_block *b = &x->blocks[c * x->cluster_size + r];
         for (int i = 0; i < x->nwarps; i++)
-            if (b->warps[i].live & ~b->warps[i].cbar_arrived) return 0;
+            if (not_arrived(&b->warps[i], x->cbar_phase[c])) return 0;
     }
     return 1;
 }
@@ -164,7 +186,6 @@ static void release_block(emu_ctx *x)
     x->interval = ++x->interval_top;
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
-        w->cbar_arrived = 0;
         if (w->state != EMU_W_CBAR) continue;
         w->state = EMU_W_RUN;
         w->wsync++;
@@ -241,12 +262,13 @@ static void cluster_deadlock(emu_ctx *x)
 int emu_cluster_of_one(emu_ctx *x)
 {
     for (int i = 0; i < x->nwarps; i++)
-        if (x->warps[i].live & ~x->warps[i].cbar_arrived) {
+        if (not_arrived(&x->warps[i], x->phase_top)) {
             emu_warp *waiter = warp_in(x->warps, x->nwarps, EMU_W_CBAR), *w = warp_in(x->warps, x->nwarps, EMU_W_BAR);
             if (waiter && w) deadlock_report(x, waiter, w, x->ctaid);
             else emu_fatal(x, 702);
             return 0;
         }
+    x->phase_top++;
     release_block(x);
     return 1;
 }

@@ -158,6 +158,7 @@ void emu_block_start(emu_ctx *x)
         w->sp = 0; w->nframes = 0; w->regtop = 0; w->predtop = 0;
         w->bar_red = NULL;
         w->cbar_arrived = 0;
+        w->cbar_for = 0;
         w->spin_pc = 0;
         /* the entry frame; its constants include this block's special registers */
         emu_exec_enter(x, w);

@@ -270,7 +270,8 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
     uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
     char where[800], what[600], who[200];
     const uint32_t now = x->interval, fresh = x->block_interval;
-    if (x->dsmem_hot) emu_dsmem_local(x, w, in, l, off, n, acc != ACC_LOAD);   /* other blocks touched it */
+    /* other blocks touched it, or a strong access that may synchronise with them */
+    if (x->dsmem_hot || (x->blocks && (in->flags & EMU_F_VOLATILE))) emu_dsmem_local(x, w, in, l, off, n, acc != ACC_LOAD);
 #define SHARED_WHERE() (emu_where(x, w, l, in->loc, where, sizeof where), \
                         emu_shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
     for (uint32_t k = w0; k <= w1; k++) {

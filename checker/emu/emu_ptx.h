@@ -101,7 +101,7 @@
     X(BMSK, "bmsk.{clamp,wrap}.b32 d, a, b", "a mask of b bits from bit a (mod 1: .clamp; radix sort's digits)") \
     /* memory */ \
     X(LD,       "ld[.space][.volatile][.vN].T",  "load, with bounds and initialisation checks") \
-    X(LD_STRONG, "ld.volatile/.acquire/.relaxed.gpu (not shared)", "a load that may wait for another block: in a group of blocks, they run next") \
+    X(LD_STRONG, "ld.volatile, ld.acquire/.relaxed.{cluster,gpu,sys}", "a load that may wait for another block: in a group of blocks, they run next") \
     X(LD_PARAM, "ld.param (kernel)",             "read the launch's argument bytes (mod 1: at a register's offset)") \
     X(ST,       "st[.space][.volatile][.vN].T",  "store, with bounds and race checks") \
     X(ATOM,     "atom[.space].op.T",             "add inc dec min max and or xor exch cas, lanes in order") \

@@ -458,7 +458,9 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
     if (M("ld") || M("st") || M("atom") || M("red")) {
         if (has_part(parts, plen, np, "acquire") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_ACQUIRE;
         if (has_part(parts, plen, np, "release") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_RELEASE;
-        if (wide_scope && (in.flags & (EMU_F_ACQUIRE | EMU_F_RELEASE) || has_part(parts, plen, np, "relaxed")))
+        /* strong across blocks: gpu or system scope, or cluster scope (the blocks of a cluster) */
+        if ((wide_scope || has_part(parts, plen, np, "cluster")) &&
+            (in.flags & (EMU_F_ACQUIRE | EMU_F_RELEASE) || has_part(parts, plen, np, "relaxed")))
             in.flags |= EMU_F_VOLATILE;
     }
     if (M("bra")) {
@@ -664,9 +666,9 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(is_st ? 1 : 0, t, &in.v[0]);
         }
         if (t == EMU_T_B128) return unsupported(c, &in, opi);
-        /* a strong load outside the block's own memory may wait for another block (a spin) */
-        if (in.op == EMU_OP_LD && (in.flags & EMU_F_VOLATILE) && in.space != EMU_SP_SHARED && in.space != EMU_SP_LOCAL)
-            in.op = EMU_OP_LD_STRONG;
+        /* a strong load may wait for another block (a spin on a flag it sets, even in this block's shared
+         * memory through distributed shared memory) */
+        if (in.op == EMU_OP_LD && (in.flags & EMU_F_VOLATILE) && in.space != EMU_SP_LOCAL) in.op = EMU_OP_LD_STRONG;
         return emit(f, &in);
     }
     if (M("atom") || M("red")) {

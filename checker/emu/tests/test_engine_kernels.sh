@@ -105,6 +105,12 @@ check rows_loop_vote row_warps _Z13row_loop_votePKfPjii "1 32 0 in:f32:400:iota 
 check rows_alive_skip row_warps _Z10alive_skipPKfPf "1 32 0 in:f32:32:iota out:f32:32" "*" "names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
 check rows_arrive_later row_warps _Z12arrive_laterPKfPfii "1 32 0 in:f32:400:iota out:f32:32 i=5 i=40" "*" "row_warps.cu:8 (in sm_30_intrinsics.hpp:449): in kernel arrive_later, block (0,0,0), thread (0,0,0): __shfl_*_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffffff00"
 check rows_read_leaving row_warps _Z13read_returnedPKfPfi "1 32 0 in:f32:32:iota out:f32:32 i=3" "*" "reads the value of lane 24, but the thread in lane 24 has nothing left to run but its exit"
+# clusters (__cluster_dims__) whose blocks synchronise through distributed shared memory without a cluster
+# barrier (a release/acquire flag, atomics of every block on one word) or with the split barrier (arrive,
+# work, wait); no finding
+check cluster_flag cluster_flags _Z12flag_handoffPi "2 32 0 out:i32:32" "error 0|out0: 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131"
+check cluster_atomics cluster_flags _Z15atomic_countersPi "8 32 0 out:i32:16" "error 0|out0: 40 40 40 40 40 40 40 40 40 40 40 40 40 40 40 40"
+check cluster_split_barrier cluster_flags _Z13split_barrierPi "2 64 0 out:i32:128" "error 0|out0: 1 11 21 31 41 51 61 71 81 91 101 111 121 131 141 151 161 171 181 191 201 211 221 231 241 251 261 271 281 291 301 311 321 331 341 351 361 371 381 391 ... sum=40384"
 # races on global memory: between lanes, between blocks, an atomic after another block's plain store,
 # and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
 check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6: in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"
