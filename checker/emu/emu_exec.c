@@ -343,6 +343,7 @@ int emu_retire_exiting(emu_warp *w, uint32_t m)
 uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes)
 {
     const emu_func *f = emu_top_frame(w)->f;
+    const uint8_t *out = emu_ptx_leaving(f);
     uint32_t seen = 0, leaving = 0;
     /* Each lane resumes at the pc of the topmost entry below the running one that holds it. */
     for (int i = w->sp - 2; i >= 0 && (lanes & ~seen); i--) {
@@ -350,7 +351,7 @@ uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes)
         if (e->kind != EMU_S_NORMAL) break;   /* lanes below wait in the caller */
         uint32_t mine = e->mask & lanes & ~seen;
         seen |= mine;
-        if (mine && e->pc >= 0 && e->pc < f->ncode && f->leaving[e->pc]) leaving |= mine;
+        if (mine && e->pc >= 0 && e->pc < f->ncode && out[e->pc]) leaving |= mine;
     }
     return leaving;
 }

@@ -239,8 +239,8 @@ typedef struct emu_func {
     emu_insn *code; int ncode, capcode;
     char **texts; int ntexts;   /* source text of unsupported instructions */
     int32_t *ipdom;         /* per instruction: where lanes that diverge at a branch here meet again (-1 none) */
-    uint8_t *leaving;       /* per instruction: 1 when every path from it reaches the kernel's exit with no barrier
-                             * and no warp-synchronous instruction on the way (emu_ptx_cfg) */
+    uint8_t *leaving;       /* per instruction: 1 when every path from it reaches the kernel's exit doing nothing
+                             * others could wait for or see; NULL until emu_ptx_leaving is first asked */
     uint32_t nslots;        /* registers + constants */
     uint32_t npreds;
     emu_cinit *cinit; int ncinit, capcinit;
@@ -278,6 +278,8 @@ struct emu_module {
 typedef struct emu_parser emu_parser;
 int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *toklen, int ntok, uint32_t loc);
 void emu_ptx_cfg(emu_func *f);
+/* f->leaving, made at the first call (emu_ptx_cfg.c). */
+const uint8_t *emu_ptx_leaving(const emu_func *f);
 
 /* Diagnostics (emu_diag.c). */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len);

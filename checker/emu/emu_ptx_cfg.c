@@ -63,18 +63,19 @@ static int successors(const emu_func *f, int i, int s[2])
     return k;
 }
 
-/* f->leaving: the instructions from which every path reaches the kernel's exit doing nothing on the way
+/* f->leaving (made when first asked: most kernels never need it): the instructions from which every path reaches the kernel's exit doing nothing on the way
  * that other threads could wait for or see (acts_on_others). A lane that waits there for the others of its
  * warp to reconverge (it returned early, or left a loop that the others still run) only has to exit: a
  * warp-synchronous instruction of the others need not wait for it, as the PTX ISA says of exited threads
  * (and ptxas makes such lanes exit where they leave). Computed as the largest set closed under "nothing
  * acts on others on any path", cut to the instructions that can reach an exit (a loop with no way out
  * never exits). */
-static void leaving_paths(emu_func *f)
+const uint8_t *emu_ptx_leaving(const emu_func *cf)
 {
+    emu_func *f = (emu_func *)cf;   /* a cache: made at the first question */
+    if (f->leaving) return f->leaving;
     int n = f->ncode, s[2];
-    uint8_t *quiet = malloc((size_t)n), *exits = calloc((size_t)n, 1);
-    free(f->leaving);
+    uint8_t *quiet = malloc((size_t)(n > 0 ? n : 1)), *exits = calloc((size_t)(n > 0 ? n : 1), 1);
     f->leaving = calloc((size_t)(n > 0 ? n : 1), 1);
     if (!quiet || !exits || !f->leaving) abort();
     for (int i = 0; i < n; i++) {
@@ -94,6 +95,7 @@ static void leaving_paths(emu_func *f)
     for (int i = 0; i < n; i++) f->leaving[i] = quiet[i] && exits[i];
     free(quiet);
     free(exits);
+    return f->leaving;
 }
 
 /* Post-dominator sets by iteration over bit sets (functions here have at most a few hundred blocks);
@@ -105,7 +107,8 @@ void emu_ptx_cfg(emu_func *f)
     f->ipdom = malloc((size_t)(n > 0 ? n : 1) * sizeof *f->ipdom);
     if (!f->ipdom) abort();
     for (int i = 0; i < n; i++) f->ipdom[i] = -1;
-    leaving_paths(f);
+    free(f->leaving);
+    f->leaving = NULL;   /* emu_ptx_leaving makes it when first asked */
     if (n == 0) return;
 
     /* Leaders and blocks. */

@@ -76,24 +76,28 @@ static int has_part(const char *const *parts, const int *plen, int np, const cha
 
 /* ---- Operands ------------------------------------------------------------------------------------------ */
 
-static const struct { const char *name; int sr; } sregs[] = {
-    {"%tid.x", EMU_SR_TID_X}, {"%tid.y", EMU_SR_TID_Y}, {"%tid.z", EMU_SR_TID_Z},
-    {"%ntid.x", EMU_SR_NTID_X}, {"%ntid.y", EMU_SR_NTID_Y}, {"%ntid.z", EMU_SR_NTID_Z},
-    {"%ctaid.x", EMU_SR_CTAID_X}, {"%ctaid.y", EMU_SR_CTAID_Y}, {"%ctaid.z", EMU_SR_CTAID_Z},
-    {"%nctaid.x", EMU_SR_NCTAID_X}, {"%nctaid.y", EMU_SR_NCTAID_Y}, {"%nctaid.z", EMU_SR_NCTAID_Z},
-    {"%laneid", EMU_SR_LANEID}, {"%warpid", EMU_SR_WARPID}, {"%nwarpid", EMU_SR_NWARPID},
-    {"%smid", EMU_SR_SMID}, {"%nsmid", EMU_SR_NSMID}, {"%gridid", EMU_SR_GRIDID},
-    {"%lanemask_eq", EMU_SR_LANEMASK_EQ}, {"%lanemask_lt", EMU_SR_LANEMASK_LT}, {"%lanemask_le", EMU_SR_LANEMASK_LE},
-    {"%lanemask_gt", EMU_SR_LANEMASK_GT}, {"%lanemask_ge", EMU_SR_LANEMASK_GE},
-    {"%dynamic_smem_size", EMU_SR_DYN_SMEM}, {"%total_smem_size", EMU_SR_TOTAL_SMEM},
-    {"%cluster_ctarank", EMU_SR_CLUSTER_CTARANK}, {"%cluster_nctarank", EMU_SR_CLUSTER_NCTARANK},
-    {"%clusterid.x", EMU_SR_CLUSTERID_X}, {"%clusterid.y", EMU_SR_CLUSTERID_Y}, {"%clusterid.z", EMU_SR_CLUSTERID_Z},
-    {"%nclusterid.x", EMU_SR_NCLUSTERID_X}, {"%nclusterid.y", EMU_SR_NCLUSTERID_Y},
-    {"%nclusterid.z", EMU_SR_NCLUSTERID_Z}, {"%cluster_ctaid.x", EMU_SR_CLUSTER_CTAID_X},
-    {"%cluster_ctaid.y", EMU_SR_CLUSTER_CTAID_Y}, {"%cluster_ctaid.z", EMU_SR_CLUSTER_CTAID_Z},
-    {"%cluster_nctaid.x", EMU_SR_CLUSTER_NCTAID_X}, {"%cluster_nctaid.y", EMU_SR_CLUSTER_NCTAID_Y},
-    {"%cluster_nctaid.z", EMU_SR_CLUSTER_NCTAID_Z}, {"%is_explicit_cluster", EMU_SR_IS_EXPLICIT_CLUSTER},
+/* name, its length, the register: the length first, so that a register operand (%r1) costs one compare
+ * per entry. */
+#define SR(name, sr) { name, sizeof name - 1, sr }
+static const struct { const char *name; int len, sr; } sregs[] = {
+    SR("%tid.x", EMU_SR_TID_X), SR("%tid.y", EMU_SR_TID_Y), SR("%tid.z", EMU_SR_TID_Z),
+    SR("%ntid.x", EMU_SR_NTID_X), SR("%ntid.y", EMU_SR_NTID_Y), SR("%ntid.z", EMU_SR_NTID_Z),
+    SR("%ctaid.x", EMU_SR_CTAID_X), SR("%ctaid.y", EMU_SR_CTAID_Y), SR("%ctaid.z", EMU_SR_CTAID_Z),
+    SR("%nctaid.x", EMU_SR_NCTAID_X), SR("%nctaid.y", EMU_SR_NCTAID_Y), SR("%nctaid.z", EMU_SR_NCTAID_Z),
+    SR("%laneid", EMU_SR_LANEID), SR("%warpid", EMU_SR_WARPID), SR("%nwarpid", EMU_SR_NWARPID),
+    SR("%smid", EMU_SR_SMID), SR("%nsmid", EMU_SR_NSMID), SR("%gridid", EMU_SR_GRIDID),
+    SR("%lanemask_eq", EMU_SR_LANEMASK_EQ), SR("%lanemask_lt", EMU_SR_LANEMASK_LT), SR("%lanemask_le", EMU_SR_LANEMASK_LE),
+    SR("%lanemask_gt", EMU_SR_LANEMASK_GT), SR("%lanemask_ge", EMU_SR_LANEMASK_GE),
+    SR("%dynamic_smem_size", EMU_SR_DYN_SMEM), SR("%total_smem_size", EMU_SR_TOTAL_SMEM),
+    SR("%cluster_ctarank", EMU_SR_CLUSTER_CTARANK), SR("%cluster_nctarank", EMU_SR_CLUSTER_NCTARANK),
+    SR("%clusterid.x", EMU_SR_CLUSTERID_X), SR("%clusterid.y", EMU_SR_CLUSTERID_Y), SR("%clusterid.z", EMU_SR_CLUSTERID_Z),
+    SR("%nclusterid.x", EMU_SR_NCLUSTERID_X), SR("%nclusterid.y", EMU_SR_NCLUSTERID_Y),
+    SR("%nclusterid.z", EMU_SR_NCLUSTERID_Z), SR("%cluster_ctaid.x", EMU_SR_CLUSTER_CTAID_X),
+    SR("%cluster_ctaid.y", EMU_SR_CLUSTER_CTAID_Y), SR("%cluster_ctaid.z", EMU_SR_CLUSTER_CTAID_Z),
+    SR("%cluster_nctaid.x", EMU_SR_CLUSTER_NCTAID_X), SR("%cluster_nctaid.y", EMU_SR_CLUSTER_NCTAID_Y),
+    SR("%cluster_nctaid.z", EMU_SR_CLUSTER_NCTAID_Z), SR("%is_explicit_cluster", EMU_SR_IS_EXPLICIT_CLUSTER),
 };
+#undef SR
 
 /* %envreg0 to %envreg31 (what the driver passes a kernel: cooperative groups read the grid workspace's
  * address from 1 and 2): its number, or -1. */
@@ -172,7 +176,10 @@ static int value(dctx *c, span o, int type, uint32_t *slot)
         return 1;
     }
     for (size_t k = 0; k < sizeof sregs / sizeof *sregs; k++)
-        if (peq(s, n, sregs[k].name)) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr); return 1; }
+        if (n == sregs[k].len && !memcmp(s, sregs[k].name, (size_t)n)) {
+            *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr);
+            return 1;
+        }
     int ev = envreg(s, n);
     if (ev >= 0) {
         c->f->mod->reads_envreg = 1;
