@@ -18,9 +18,15 @@ BACKEND   := $(if $(EMU_LIB),$(if $(filter 1,$(SIM)),emu,$(if $(HAVE_GPU),gpu,em
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I$(CUDA_HOME)/include
 GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17
+# On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
+# PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").
+GPU_SM    := $(if $(filter native,$(GPU_ARCH)),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d .),$(patsubst sm_%,%,$(GPU_ARCH)))
+comma     := ,
+BOTH_NVCCFLAGS := $(if $(GPU_SM),-gencode arch=compute_$(GPU_SM)$(comma)code=sm_$(GPU_SM),-arch=$(GPU_ARCH)) \
+                  -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -O3 -lineinfo -std=c++17
 GPU_LDFLAGS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
-export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
+export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS BOTH_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
 
 # The learner's language: English, or Chinese (COURSE_LANG=zh, or a zh_CN locale): checker/i18n/i18n.mk.
 include checker/i18n/i18n.mk
@@ -38,16 +44,23 @@ endif
 
 # ---- The checker's static parts: the harness and one object per hidden suite ----------------------------
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
-HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
+HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC)) $(BUILD)/obj/harness_record.o
 SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
 CHECKER_LIBS := $(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/harness-tests i18n \
                 $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
 
-$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h
+$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 
-$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i18n/i18n.h checker/contracts/%.h
+# The findings' records (checker/emu/emu_record.c, in HARNESS_OBJ above) belong to the harness too: a GPU's
+# build reads them.
+$(BUILD)/obj/harness_record.o: checker/emu/emu_record.c checker/emu/emu_record.h checker/emu/emu_text.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i18n/i18n.h checker/contracts/%.h \
+                         checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 
@@ -57,7 +70,7 @@ $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(I18N_OBJ)
 
 # The exercises are the folders exercises/NN-slug/: each gives the goal exNN, so a new one needs no edit here.
 EXERCISE_GOALS := $(sort $(foreach d,$(wildcard exercises/[0-9][0-9]-*/),ex$(firstword $(subst -, ,$(notdir $(d:/=))))))
-ACTIONS := reset hint solution watch predict
+ACTIONS := reset hint solution watch predict show
 # `make reset ex05` names an action and an exercise: the exercise goal then does the action, not grading.
 ACTION := $(firstword $(filter $(ACTIONS),$(MAKECMDGOALS)))
 
@@ -77,8 +90,9 @@ help: i18n
 deps:
 	@checker/scripts/deps.sh
 
+# The checker's objects build nproc at a time (the emulator's library is some twenty C files).
 checker: deps
-	@$(MAKE) --no-print-directory -s $(CHECKER_LIBS)
+	@$(MAKE) --no-print-directory -s -j$(shell nproc 2>/dev/null || echo 1) $(CHECKER_LIBS)
 
 ifeq ($(ACTION),)
 $(EXERCISE_GOALS): checker | compile_commands.json
@@ -88,6 +102,10 @@ $(EXERCISE_GOALS): | i18n
 	$(LEARNER)@checker/scripts/$(ACTION).sh $(patsubst ex%,%,$@)
 $(ACTION): | i18n
 	$(LEARNER)@$(if $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),checker/scripts/goal.sh action $(ACTION) $(filter-out $(ACTION) $(EXERCISE_GOALS),$(MAKECMDGOALS)),$(if $(filter $(EXERCISE_GOALS),$(MAKECMDGOALS)),:,$(if $(filter watch,$(ACTION)),checker/scripts/watch.sh,checker/scripts/goal.sh action $(ACTION))))
+endif
+# make show runs the learner's file on the emulator: the checker (and the emulator) are built first.
+ifeq ($(ACTION),show)
+$(EXERCISE_GOALS): checker
 endif
 # Any other exNN (ex5, ex12): one sentence instead of make's "No rule to make target" (with an action,
 # the action's own line has said it). Any other unknown goal too. (A file that is not a goal and has no
@@ -124,6 +142,11 @@ grade-file: checker
 
 bench: deps
 	@checker/scripts/bench.sh
+
+# For teachers: grade every learner's checkout in a folder, e.g.  make classroom SUBMISSIONS=~/class/
+.PHONY: classroom
+classroom: checker
+	@checker/scripts/classroom.sh $(SUBMISSIONS)
 
 metrics: checker
 	@checker/metrics/metrics.sh table

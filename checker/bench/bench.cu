@@ -9,7 +9,9 @@
 // rewritten to sum floats (checker/bench/as_float.sed) as flt_<name>; symbols are renamed by objcopy in
 // checker/scripts/bench.sh. A function that is not linked in is a null weak symbol, and its row is left out.
 // `bench MAX_LOG2 CSV --check` runs every version once per size and checks it, with no timing: that is
-// how `make test` runs this program on the emulator.
+// how `make test` runs this program on the emulator. `bench LOG2 CSV --speed` times what is linked at one
+// size alone (2^LOG2 elements; Part III at one shape) beside a copy, and writes only the CSV: the speed line
+// of a passing grade (checker/scripts/speed.sh), with the learner's kernel linked alone.
 
 #include <algorithm>
 #include <chrono>
@@ -181,6 +183,7 @@ static double median(std::vector<float> v)
 }
 
 static bool check_only;  // --check: run once and check, no timing
+static bool speed_only;  // --speed: one size, no library rows, nothing printed but the CSV
 
 struct flusher {
     void *d_buf;
@@ -337,7 +340,7 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
 #endif
     int wrong = 0;
 
-    for (int lg = check_only ? 10 : 20; lg <= max_log2; lg += 2) {
+    for (int lg = check_only ? 10 : speed_only ? max_log2 : 20; lg <= max_log2; lg += 2) {
         int n = 1 << lg;
         double exact = 0, bytes = (double)n * sizeof(T);
         for (int i = 0; i < n; i++) exact += h_in[i];
@@ -352,14 +355,22 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
             }
             continue;
         }
+        timing copy = time_it([&] { CHECK(cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice)); },
+                       d_result, NAN, flush);  // a copy has no sum to check
+        if (speed_only) {
+            for (size_t k = 0; k < versions.size(); k++)
+                if (csv) fprintf(csv, "%d,%s,%s,%.2f,%.2f,%.1f,%d\n", n, type, versions[k].name, times[k].cold_us,
+                                 times[k].warm_us, bytes / times[k].cold_us / 1e3, times[k].ok);
+            if (csv) fprintf(csv, "%d,%s,copy (reference),%.2f,%.2f,%.1f,1\n", n, type, copy.cold_us, copy.warm_us,
+                             bytes / copy.cold_us / 1e3);
+            continue;
+        }
 #ifndef BENCH_NO_CUB
         timing cub = time_it([&] { CHECK(cub::DeviceReduce::Sum(d_cub_temp, cub_temp_bytes, d_in, d_result, n)); },
                              d_result, exact, flush);
 #else
         timing cub = {0, 0, false};
 #endif
-        timing copy = time_it([&] { CHECK(cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice)); },
-                       d_result, NAN, flush);  // a copy has no sum to check
         double peak_gbps = 2 * bytes / copy.cold_us / 1e3;  // a copy reads and writes every byte
 
         printf("\nn = 2^%d (%d %ss, %.0f MB). Copy bandwidth (read + write): %.0f GB/s.\n", lg, n, type,
@@ -408,6 +419,7 @@ int main(int argc, char **argv)
     int max_log2 = argc > 1 ? atoi(argv[1]) : 28;
     const char *csv_path = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
     check_only = argc > 3 && !strcmp(argv[3], "--check");
+    speed_only = argc > 3 && !strcmp(argv[3], "--speed");
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     size_t free_bytes, total_bytes;
@@ -420,7 +432,7 @@ int main(int argc, char **argv)
     if (flush.bytes) CHECK(cudaMalloc(&flush.d_buf, flush.bytes));
     for (void *&p : d_scratch) CHECK(cudaMalloc(&p, (max_n / 32 + 1024) * 4));
 
-    if (!check_only) {
+    if (!check_only && !speed_only) {
         // Launch overhead: an empty kernel, from launch to finish.
         timing empty = time_it([] { empty_kernel<<<1, 32>>>(); }, (int *)d_scratch[0], NAN, flusher{NULL, 0}, false);
         printf("GPU: %s, %d SMs, %d MB of L2. Times are medians of repeated runs; 'cold' flushes the L2 first.\n",
@@ -435,15 +447,19 @@ int main(int argc, char **argv)
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv) fprintf(csv, "n,type,version,cold_us,warm_us,gbps,ok\n");
 
-    if (!check_only) printf("\n=== Sums of ints (values in [-4, 3], checked exactly)\n");
-    int wrong = bench_type(int_versions(), max_log2, flush, csv, ref_reduce_fastest);
-    if (!check_only)
+    bool quiet = check_only || speed_only;
+    if (!quiet) printf("\n=== Sums of ints (values in [-4, 3], checked exactly)\n");
+    int wrong = 0;
+    if (!speed_only || !int_versions().empty())
+        wrong += bench_type(int_versions(), max_log2, flush, csv, ref_reduce_fastest);
+    if (!quiet)
         printf("\n=== Sums of floats (values in (0, 1), checked to within 2^-10 of the exact sum)\n"
                "The references here are the int ones with float data (checker/bench/as_float.sed); your kernels\n"
                "take ints, so only your exercise 10, which sums floats, appears in this half.\n");
-    wrong += bench_type(float_versions(), max_log2, flush, csv, flt_reduce_fastest);
+    if (!speed_only || !float_versions().empty())
+        wrong += bench_type(float_versions(), max_log2, flush, csv, flt_reduce_fastest);
     if (csv) fclose(csv);
-    if (!check_only)
+    if (!quiet)
         printf("\n=== Part III: row-wise kernels (exercises 13 to 15), one block per row\n"
                "Bytes: the input read once and the output written once; %% copy compares them with a copy of the\n"
                "input's bytes. Checked against the same computation in double.\n");

@@ -23,7 +23,15 @@
     extern "C" void prefix##layernorm_welford(const __half *, const float *, const float *, __half *, int, int, \
                                               float) __attribute__((weak));                             \
     extern "C" void prefix##rmsnorm_bf16(const __nv_bfloat16 *, const float *, __nv_bfloat16 *, int, int, \
-                                         float) __attribute__((weak));
+                                         float) __attribute__((weak));                                   \
+    extern "C" int prefix##softmax_rows(const float *, float *, int, int, int) __attribute__((weak));  \
+    extern "C" int prefix##softmax_rows_f16(const __half *, __half *, int, int, int) __attribute__((weak)); \
+    extern "C" int prefix##layernorm_rows_f16(const __half *, const __half *, const __half *, __half *, int, int, \
+                                              float, int) __attribute__((weak));                        \
+    extern "C" int prefix##rmsnorm_rows_bf16(const __nv_bfloat16 *, const __nv_bfloat16 *, __nv_bfloat16 *, int, \
+                                             int, float, int) __attribute__((weak));                    \
+    extern "C" int prefix##row_stats_rows_f16(const __half *, float *, int, int, int) __attribute__((weak)); \
+    extern "C" int prefix##row_stats_rows_bf16(const __nv_bfloat16 *, float *, int, int, int) __attribute__((weak));
 DECLARE_ROWS(ref_)
 DECLARE_ROWS(my_)
 
@@ -40,6 +48,7 @@ struct row_kernel {
 struct row_buffers {
     void *d_in, *d_out;
     float *d_gamma, *d_beta;
+    void *d_w16, *d_b16, *d_wb16;   // exercise 16's weights, in the input's type: fp16 ones and zeros, bf16 ones
     std::vector<float> h_x;      // the input's values (as floats), the same for every type
     std::vector<uint16_t> h_f16, h_bf16;
 };
@@ -64,7 +73,21 @@ static row_buffers rb;
     {"ex15 layernorm welford" suffix, "fp16", 2, 2, !prefix##layernorm_welford ? nullptr : ROW_RUNNER(prefix, \
         layernorm_welford, ((const __half *)in, rb.d_gamma, rb.d_beta, (__half *)out, rows, cols, 1e-5f))}, \
     {"ex15 rmsnorm" suffix, "bf16", 2, 2, !prefix##rmsnorm_bf16 ? nullptr : ROW_RUNNER(prefix, rmsnorm_bf16, \
-        ((const __nv_bfloat16 *)in, rb.d_gamma, (__nv_bfloat16 *)out, rows, cols, 1e-5f))},
+        ((const __nv_bfloat16 *)in, rb.d_gamma, (__nv_bfloat16 *)out, rows, cols, 1e-5f))},                  \
+    {"ex16 softmax" suffix, "float", 4, 4, !prefix##softmax_rows ? nullptr : ROW_RUNNER(prefix, softmax_rows, \
+        ((const float *)in, (float *)out, rows, cols, 0))},                                              \
+    {"ex16 softmax" suffix, "fp16", 2, 2, !prefix##softmax_rows_f16 ? nullptr : ROW_RUNNER(prefix, softmax_rows_f16, \
+        ((const __half *)in, (__half *)out, rows, cols, 0))},                                            \
+    {"ex16 layernorm" suffix, "fp16", 2, 2, !prefix##layernorm_rows_f16 ? nullptr : ROW_RUNNER(prefix,    \
+        layernorm_rows_f16, ((const __half *)in, (const __half *)rb.d_w16, (const __half *)rb.d_b16, (__half *)out, \
+        rows, cols, 1e-5f, 0))},                                                                         \
+    {"ex16 rmsnorm" suffix, "bf16", 2, 2, !prefix##rmsnorm_rows_bf16 ? nullptr : ROW_RUNNER(prefix,       \
+        rmsnorm_rows_bf16, ((const __nv_bfloat16 *)in, (const __nv_bfloat16 *)rb.d_wb16, (__nv_bfloat16 *)out, rows, \
+        cols, 1e-5f, 0))},                                                                               \
+    {"ex16 row_stats" suffix, "fp16", 2, 0, !prefix##row_stats_rows_f16 ? nullptr : ROW_RUNNER(prefix,    \
+        row_stats_rows_f16, ((const __half *)in, (float *)out, rows, cols, 0))},                         \
+    {"ex16 row_stats" suffix, "bf16", 2, 0, !prefix##row_stats_rows_bf16 ? nullptr : ROW_RUNNER(prefix,   \
+        row_stats_rows_bf16, ((const __nv_bfloat16 *)in, (float *)out, rows, cols, 0))},
 
 static float half_bits_to_float(uint16_t h, bool bf16)
 {
@@ -159,15 +182,22 @@ static std::string check_rows(const row_kernel &k, int rows, int cols)
 static int bench_rows(flusher flush, FILE *csv)   // csv: rows.csv, for rows_torch.py
 {
     std::vector<row_kernel> kernels = {ROW_KERNELS(ref_, "") ROW_KERNELS(my_, " (yours)")};
+    if (std::none_of(kernels.begin(), kernels.end(), [](const row_kernel &k) { return k.run != nullptr; }))
+        return 0;   // a speed run of a file with no row-wise kernel
     struct shape { int rows, cols; const char *what; };
     std::vector<shape> shapes;
     if (check_only)
         shapes = {{64, 1024, "rows of 1024"}, {5, 4099, "rows of 4099"}, {1000, 3, "rows of 3"}};
+    else if (speed_only)
+        shapes = {{65536, 1024, "a layer's activations: rows of 1024"}};
     else
         shapes = {{65536, 1024, "a layer's activations: rows of 1024"},
                   {8192, 8192, "rows of 8192"},
                   {256, 262144, "long rows of 2^18"},
-                  {1 << 20, 64, "short rows of 64: one block per row idles most of its threads"}};
+                  {1 << 20, 64, "short rows of 64: one block per row idles most of its threads"},
+                  {8192, 50257, "a vocabulary: rows of 50257, each starting off a 16-byte boundary"},
+                  {16384, 4096, "rows of 4096"},
+                  {32768, 128, "rows of 128"}};
     size_t max_n = 0;
     for (const shape &s : shapes) max_n = std::max(max_n, (size_t)s.rows * s.cols);
     fill_rows(max_n);
@@ -180,13 +210,18 @@ static int bench_rows(flusher flush, FILE *csv)   // csv: rows.csv, for rows_tor
     CHECK(cudaMalloc(&rb.d_beta, max_cols * 4));
     CHECK(cudaMemcpy(rb.d_gamma, ones.data(), max_cols * 4, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(rb.d_beta, zeros.data(), max_cols * 4, cudaMemcpyHostToDevice));
+    std::vector<uint16_t> f16_ones(max_cols, 0x3C00), bf16_ones(max_cols, 0x3F80), zeros16(max_cols, 0);
+    for (void **w : {&rb.d_w16, &rb.d_b16, &rb.d_wb16}) CHECK(cudaMalloc(w, max_cols * 2));
+    CHECK(cudaMemcpy(rb.d_w16, f16_ones.data(), max_cols * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(rb.d_b16, zeros16.data(), max_cols * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(rb.d_wb16, bf16_ones.data(), max_cols * 2, cudaMemcpyHostToDevice));
     void *d_copy = NULL;
     if (!check_only) CHECK(cudaMalloc(&d_copy, max_n * 4));
 
     int wrong = 0;
     for (const shape &s : shapes) {
         size_t n = (size_t)s.rows * s.cols;
-        if (!check_only) {
+        if (!check_only && !speed_only) {
             printf("\n%d rows x %d (%s).\n", s.rows, s.cols, s.what);
             printf("  %-34s %6s %11s %9s %7s %11s\n", "kernel", "type", "cold (us)", "GB/s", "% copy", "warm (us)");
         }
@@ -216,21 +251,28 @@ static int bench_rows(flusher flush, FILE *csv)   // csv: rows.csv, for rows_tor
             if (check_only) continue;
             double bytes = (double)n * (k.in_size + k.out_size) + (k.out_size ? 0 : 8.0 * s.rows);
             double gbps = bytes / t.cold_us / 1e3;
-            printf("  %-34s %6s %11.1f %9.0f %6.0f%% %11.1f\n", k.name, k.type, t.cold_us, gbps,
-                   100 * gbps / copy_gbps[k.in_size], t.warm_us);
+            if (!speed_only)
+                printf("  %-34s %6s %11.1f %9.0f %6.0f%% %11.1f\n", k.name, k.type, t.cold_us, gbps,
+                       100 * gbps / copy_gbps[k.in_size], t.warm_us);
             if (csv) fprintf(csv, "%dx%d,%s,%s,%.2f,%.2f,%.1f,1\n", s.rows, s.cols, k.type, k.name, t.cold_us,
                              t.warm_us, gbps);
         }
         if (!check_only)
             for (int size : {2, 4})
-                if (copy_gbps[size])
-                    printf("  %-34s %6s %11s %9.0f %6s\n", "copy (reference)", size == 2 ? "16-bit" : "float", "",
-                           copy_gbps[size], "100%");
+                if (copy_gbps[size]) {
+                    if (!speed_only)
+                        printf("  %-34s %6s %11s %9.0f %6s\n", "copy (reference)", size == 2 ? "16-bit" : "float", "",
+                               copy_gbps[size], "100%");
+                    if (csv) fprintf(csv, "%dx%d,%s,copy (reference),%.2f,%.2f,%.1f,1\n", s.rows, s.cols,
+                                     size == 2 ? "16-bit" : "float", 2.0 * n * size / copy_gbps[size] / 1e3, 0.0,
+                                     copy_gbps[size]);
+                }
     }
     CHECK(cudaFree(rb.d_in));
     CHECK(cudaFree(rb.d_out));
     CHECK(cudaFree(rb.d_gamma));
     CHECK(cudaFree(rb.d_beta));
+    for (void *w : {rb.d_w16, rb.d_b16, rb.d_wb16}) CHECK(cudaFree(w));
     if (d_copy) CHECK(cudaFree(d_copy));
     return wrong;
 }

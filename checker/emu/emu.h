@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu_record.h"
+
 /* ---- Device memory (owned by the runtime, queried by the engine) ---------------------------- */
 
 typedef struct emu_alloc {
@@ -137,25 +139,27 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
 
 /* ---- Findings (owned by the runtime, reported by the engine) ------------------------------------- */
 
-/* Record one diagnosis: a full sentence for a learner that names the kernel, block, thread and
- * file:line. The runtime prints it to stderr (once per distinct text) and keeps it for the harness.
- * fmt is a msgid of the course's catalog: it is translated when the program bound one (emu_text.h). */
+/* Records a finding of the host's use of the runtime (kind EMU_FD_RUNTIME, no place): a full sentence for
+ * a learner. fmt is a msgid of the course's catalog: it is translated when the program bound one
+ * (emu_text.h). */
 void emu_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The same for a finding of the engine that has a kind (a short noun: "race between warps") and a place in
- * the learner's code ("exercises/02-interleaved/v1_interleaved.cu:26", or "" for none). Printed as
- * "where: text"; kept for the harness as "[kind at where] text" (or "[kind] text"), one line, so that a
- * report can say a finding in full once and name it in one line when a later test shows it again. */
-void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Files a record (emu_record.h): printed to stderr as "emulator: " and its words (once per distinct finding
+ * in a run, unless EMU_QUIET=1, as the course's harness sets it: it reports the findings itself), and kept
+ * until the next emu_records_take or emu_findings_take. A record equal to one already kept is not kept twice. */
+void emu_finding_record(const emu_record *r);
 
-/* The kinds of the two findings about a harness's guards (emu_mem_guard): a harness that checks the
- * result itself keeps them to explain a wrong result with their place. (Marked for the catalog in
- * emu_diag.c's table, where every kind is: tags keep them in English, the harness translates them.) */
-#define EMU_KIND_GUARD_READ "read outside the input"
-#define EMU_KIND_GUARD_WRITE "write outside the output"
+/* The kept record of kind at place at (the first of its kind in a launch, filed before) happened count
+ * times in that launch: its count becomes count (when it has none yet), and stderr says so. */
+void emu_finding_count(int kind, const emu_place *at, unsigned long count);
 
-/* The findings since the last call, joined by newlines into buf; returns how many there were. */
+/* The findings since the last take: a malloc'ed array of *count records (NULL when there are none), for
+ * the caller to free. */
+emu_record *emu_records_take(int *count);
+
+/* The same findings as text, for programs that only look at words (tests, the metrics tool): each record's
+ * words (as on stderr, second place included) on a line of their own, joined by newlines into buf. Returns
+ * how many there were. */
 int emu_findings_take(char *buf, size_t len);
 
 /* The metrics summed over the launches since the last call. */

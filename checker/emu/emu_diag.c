@@ -10,55 +10,13 @@
 #include "emu_exec.h"
 
 static unsigned long counts[EMU_FD_COUNT];
-static char first_where[EMU_FD_COUNT][512];   /* the place of each kind's first finding in this launch */
-static int first_kind = -1;                   /* the kind of this launch's first finding */
-
-/* What each kind of finding is, as a short noun: the harness says "the same <noun> at file:line" when a
- * later test shows it again, so it must read well there and stay the same from launch to launch. */
-static const char *const kind_text[EMU_FD_COUNT] = {
-    [EMU_FD_OOB_GLOBAL] = N_("out-of-bounds access"),
-    [EMU_FD_OOB_SHARED] = N_("out-of-bounds shared memory access"),
-    [EMU_FD_OOB_LOCAL] = N_("out-of-bounds local memory access"),
-    [EMU_FD_MISALIGNED] = N_("misaligned access"),
-    [EMU_FD_UNINIT_GLOBAL] = N_("read of never-written memory"),
-    [EMU_FD_UNINIT_SHARED] = N_("read of never-written shared memory"),
-    [EMU_FD_RACE] = N_("race between warps"),
-    [EMU_FD_WARP_RACE] = N_("race inside a warp"),
-    [EMU_FD_GLOBAL_RACE] = N_("race on global memory"),
-    [EMU_FD_BAR_DIVERGENT] = N_("barrier in divergent code"),
-    [EMU_FD_BAR_EXITED] = N_("barrier after an early return"),
-    [EMU_FD_MEMBERS] = N_("warp instruction with inactive members"),
-    [EMU_FD_SHFL_ABSENT] = N_("shuffle from a lane that does not take part"),
-    [EMU_FD_UNSUPPORTED] = N_("unsupported instruction"),
-    [EMU_FD_BUDGET] = N_("kernel that never finished"),
-    [EMU_FD_ENDLESS] = N_("loop that never ends"),
-    [EMU_FD_STACK] = N_("call stack overflow"),
-    [EMU_FD_TRAP] = N_("trap"),
-    [EMU_FD_ASSERT] = N_("failed assertion"),
-    [EMU_FD_LAUNCH] = N_("bad launch"),
-    [EMU_FD_GUARD_READ] = N_(EMU_KIND_GUARD_READ),
-    [EMU_FD_GUARD_WRITE] = N_(EMU_KIND_GUARD_WRITE),
-    [EMU_FD_OOB_PARAM] = N_("read outside the kernel's parameters"),
-    [EMU_FD_PRINTF_FORMAT] = N_("printf format that a GPU does not print"),
-    [EMU_FD_CLUSTER_BAR] = N_("cluster barrier that not every thread reaches"),
-    [EMU_FD_GRID_SYNC] = N_("grid-wide barrier that not every block reaches"),
-    [EMU_FD_OOB_DSMEM] = N_("out-of-bounds access of another block's shared memory"),
-    [EMU_FD_DSMEM_RACE] = N_("race on another block's shared memory"),
-    [EMU_FD_DSMEM_EXITED] = N_("access of an exited block's shared memory"),
-};
-/* xgettext sees literals only: the two guard kinds of emu.h, for the catalog. */
-static const char *const guard_kinds[] __attribute__((unused)) = { N_("read outside the input"),
-                                                                    N_("write outside the output") };
-
-static const char *kind_noun(int kind)
-{
-    return kind >= 0 && kind < EMU_FD_COUNT && kind_text[kind] ? kind_text[kind] : "problem";
-}
+static emu_place first_at[EMU_FD_COUNT];   /* the place of each kind's first finding in this launch */
+static int first_kind = -1;                /* the kind of this launch's first finding */
 
 void emu_diag_begin(void)
 {
     memset(counts, 0, sizeof counts);
-    memset(first_where, 0, sizeof first_where);
+    memset(first_at, 0, sizeof first_at);
     first_kind = -1;
 }
 
@@ -75,41 +33,23 @@ int emu_diag_add(int kind, unsigned long times)
     return first;
 }
 
-/* Every finding of the engine starts with emu_where's text, "file:line" EMU_WHERE_SEP "in kernel ...": the
- * place is what comes before the separator (whatever language the rest is in). */
-static const char *split_where(const char *text, char *where, size_t len)
+void emu_diag_report(emu_record *r, const char *fmt, ...)
 {
-    const char *cut = strstr(text, EMU_WHERE_SEP);
-    if (!cut || (size_t)(cut - text) >= len) { where[0] = '\0'; return text; }
-    memcpy(where, text, (size_t)(cut - text));
-    where[cut - text] = '\0';
-    return cut + strlen(EMU_WHERE_SEP);
-}
-
-void emu_diag_report(int kind, const char *fmt, ...)
-{
-    char buf[4096], where[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, emu_text(fmt), ap);
+    vsnprintf(r->text, sizeof r->text, emu_text(fmt), ap);
     va_end(ap);
-    const char *body = split_where(buf, where, sizeof where);
-    if (kind >= 0 && kind < EMU_FD_COUNT && !first_where[kind][0])
-        snprintf(first_where[kind], sizeof first_where[kind], "%s", where);
+    int kind = r->kind;
+    if (kind >= 0 && kind < EMU_FD_COUNT && !first_at[kind].line) first_at[kind] = r->at;
     if (first_kind < 0) first_kind = kind;
-    emu_finding_tagged(kind_noun(kind), where, "%s", body);
+    emu_finding_record(r);
 }
 
 void emu_diag_end(const char *kernel)
 {
     (void)kernel;
     for (int k = 0; k < EMU_FD_COUNT; k++)
-        if (counts[k] > 1)
-            emu_finding_tagged(kind_noun(k), first_where[k],
-                               emu_ntext("It happened %lu time in this launch; only the first is described.",
-                                         "It happened %lu times in this launch; only the first is described.",
-                                         counts[k]),
-                               counts[k]);
+        if (counts[k] > 1) emu_finding_count(k, &first_at[k], counts[k]);
 }
 
 /* ---- Kernels that never finish: said once per run of the harness, not once per test ---------------------
@@ -128,7 +68,7 @@ void emu_diag_endless_record(const char *kernel)
     FILE *f = open_endless("a");
     if (!f) return;
     int kind = first_kind >= 0 ? first_kind : EMU_FD_BUDGET;
-    fprintf(f, "%s\t%d\t%s\n", kernel, kind, first_where[kind]);
+    fprintf(f, "%s\t%d\t%d\t%s\n", kernel, kind, first_at[kind].line, first_at[kind].file);
     fclose(f);
 }
 
@@ -144,22 +84,28 @@ int emu_diag_endless_known(const char *kernel, const char *pretty)
         if (!tab) continue;
         *tab = '\0';
         if (strcmp(line, kernel) != 0) continue;
-        char *where = strchr(tab + 1, '\t');
-        int kind = atoi(tab + 1);
-        emu_finding_tagged(kind_noun(kind), where ? where + 1 : "",
-                           "in kernel %s: not run again: it did not finish in an earlier test, so the emulator "
-                           "stops it at once (cudaErrorLaunchTimeout).", pretty);
+        emu_record r;
+        int kind = 0, at_line = 0, used = 0;
+        if (sscanf(tab + 1, "%d\t%d\t%n", &kind, &at_line, &used) < 2) continue;
+        emu_record_init(&r, kind);
+        r.at.line = at_line;
+        snprintf(r.at.file, sizeof r.at.file, "%s", tab + 1 + used);
+        snprintf(r.kernel, sizeof r.kernel, "%s", pretty);
+        r.not_run = 1;
+        snprintf(r.text, sizeof r.text, "%s", emu_text("not run again: it did not finish in an earlier test, so the "
+                                                       "emulator stops it at once (cudaErrorLaunchTimeout)."));
+        emu_finding_record(&r);
         found = 1;
     }
     fclose(f);
     return found;
 }
 
-/* A toolkit header (cuda's include directory) is not where a learner's mistake is. */
+/* A toolkit header (cuda's include directory, CUB and Thrust's cccl) is not where a learner's mistake is. */
 static int is_system_file(const char *path)
 {
     return !path || strstr(path, "/targets/") || strstr(path, "/include/crt/") || strstr(path, "/cuda/include/") ||
-           strstr(path, "cooperative_groups") || strstr(path, "/usr/include/");
+           strstr(path, "/include/cccl/") || strstr(path, "cooperative_groups") || strstr(path, "/usr/include/");
 }
 
 /* A path as the learner's editor and the compiler's messages show it: relative to the directory the
@@ -176,12 +122,6 @@ static const char *relative_path(const char *path)
     return len && path && !strncmp(path, cwd, len) ? path + len : path;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 /* The location in the learner's code of location loc: itself, or where the toolkit header it is in was
  * inlined (following inlined_at). */
 static const emu_loc *learner_loc(const emu_module *m, uint32_t loc)
@@ -195,8 +135,15 @@ static const emu_loc *learner_loc(const emu_module *m, uint32_t loc)
     return l;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
 /* "file:line" of the innermost location in the learner's code (following inlined_at out of the
- * toolkit's headers), with the innermost header location added when there is one. */
+ * toolkit's headers), with the innermost header location added when there is one: one line of text, for
+ * a trace of what a kernel did (a finding's places are emu_loc_places'). */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len)
 {
     if (!m || loc == 0 || (int)loc >= m->nlocs) {
@@ -214,6 +161,42 @@ const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t le
     return buf;
 }
 
+/* p's file and line from location l. */
+static void set_place(const emu_module *m, const emu_loc *l, emu_place *p)
+{
+    const char *path = l->file >= 0 && l->file < m->nfiles && m->files[l->file] ? relative_path(m->files[l->file]) : "?";
+    snprintf(p->file, sizeof p->file, "%s", path);
+    p->line = l->line;
+}
+
+/* The function an inlined location belongs to, or NULL. */
+static const char *loc_func(const emu_module *m, const emu_loc *l)
+{
+    return l->func >= 0 && l->func < m->nfnames ? m->fnames[l->func] : NULL;
+}
+
+void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place *call)
+{
+    memset(at, 0, sizeof *at);
+    memset(call, 0, sizeof *call);
+    if (!m || loc == 0 || (int)loc >= m->nlocs) return;   /* no place: compiled without -lineinfo */
+    const emu_loc *l = learner_loc(m, loc);
+    if (is_system_file(l->file >= 0 && l->file < m->nfiles ? m->files[l->file] : NULL))
+        return;   /* a library's kernel (CUB's): no line of the learner's is in it */
+    set_place(m, l, at);
+    /* A line of a __device__ function of the learner's, inlined where the learner calls it: that call too. */
+    const char *func = loc_func(m, l);
+    if (!func || l->parent < 0 || l->parent >= m->nlocs) return;
+    const emu_loc *caller = &m->locs[l->parent];
+    const char *path = caller->file >= 0 && caller->file < m->nfiles ? m->files[caller->file] : NULL;
+    if (is_system_file(path)) return;
+    at->label = EMU_LABEL_CALLEE;
+    snprintf(at->func, sizeof at->func, "%s", func);
+    set_place(m, caller, call);
+    call->label = EMU_LABEL_CALL;
+    snprintf(call->func, sizeof call->func, "%s", func);
+}
+
 /* Whether a line of source starts a loop: a for or while statement, or a do. */
 static int starts_loop(const char *line)
 {
@@ -228,34 +211,30 @@ static int starts_loop(const char *line)
     return 0;
 }
 
-const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len)
+void emu_loop_place(const emu_module *m, const emu_func *f, int first, int last, emu_place *at)
 {
     const emu_loc *top = NULL;
+    memset(at, 0, sizeof *at);
     for (int pc = first; pc <= last && pc < f->ncode; pc++) {
         uint32_t loc = f->code[pc].loc;
         if (!m || loc == 0 || (int)loc >= m->nlocs) continue;
         const emu_loc *l = learner_loc(m, loc);
         if (l->line > 0 && (!top || l->line < top->line)) top = l;
     }
-    if (!top || top->file < 0 || top->file >= m->nfiles || !m->files[top->file]) {
-        snprintf(buf, len, "%s", emu_text("an unknown line (compile with -lineinfo)"));
-        return buf;
-    }
+    if (!top || top->file < 0 || top->file >= m->nfiles || !m->files[top->file]) return;
     /* nvcc moves a condition that never changes out of the loop: its statement may be a line or two up. */
-    int line = top->line;
+    set_place(m, top, at);
     FILE *src = fopen(m->files[top->file], "r");
     if (src) {
         char text[512];
-        int at = 0, found = 0;
-        while (at < top->line && fgets(text, sizeof text, src)) {
-            at++;
-            if (at >= top->line - 3 && starts_loop(text)) found = at;
+        int line = 0, found = 0;
+        while (line < top->line && fgets(text, sizeof text, src)) {
+            line++;
+            if (line >= top->line - 3 && starts_loop(text)) found = line;
         }
         fclose(src);
-        if (found) line = found;
+        if (found) at->line = found;
     }
-    snprintf(buf, len, "%s:%d", relative_path(m->files[top->file]), line);
-    return buf;
 }
 
 /* The source file of kernel f: the learner's file its first located instruction lies in. */

@@ -31,20 +31,65 @@ void emu_fatal(emu_ctx *x, int error)
     x->stop = 1;
 }
 
-void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_t len)
+/* The thread of lane l of warp w, as threadIdx. */
+static void thread_of(const emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
 {
-    char where[600];
-    emu_where_at(x, w, lane, emu_loc_text(x->m, loc, where, sizeof where), buf, len);
+    uint32_t lin = warp * 32 + lane;
+    t[0] = lin % x->block.x; t[1] = lin / x->block.x % x->block.y; t[2] = lin / (x->block.x * x->block.y);
 }
 
-void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len)
+void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const emu_place *at, int kind, emu_record *r)
 {
-    uint32_t lin = (uint32_t)w->id * 32 + (uint32_t)lane;
-    unsigned tx = lin % x->block.x, ty = lin / x->block.x % x->block.y, tz = lin / (x->block.x * x->block.y);
-    int n = snprintf(buf, len, "%s" EMU_WHERE_SEP, where);
-    if (n < 0 || (size_t)n >= len) return;
-    snprintf(buf + n, len - (size_t)n, emu_text("in kernel %s, block (%u,%u,%u), thread (%u,%u,%u)"), x->k->pretty,
-             x->ctaid.x, x->ctaid.y, x->ctaid.z, tx, ty, tz);
+    emu_record_init(r, kind);
+    r->at = *at;
+    snprintf(r->kernel, sizeof r->kernel, "%s", x->k->pretty);
+    r->has_thread = 1;
+    r->block[0] = x->ctaid.x, r->block[1] = x->ctaid.y, r->block[2] = x->ctaid.z;
+    thread_of(x, (unsigned)w->id, (unsigned)lane, r->thread);
+}
+
+void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, int kind, emu_record *r)
+{
+    emu_place at, call;
+    emu_loc_places(x->m, loc, &at, &call);
+    /* A function of the learner's that nvcc did not inline (a call instruction): its caller's call. */
+    if (!call.line && w->nframes > 1) {
+        const emu_frame *callee = &w->frames[w->nframes - 1], *caller = &w->frames[w->nframes - 2];
+        if (callee->call_pc >= 0 && callee->call_pc < caller->f->ncode) {
+            emu_place outer;
+            emu_loc_places(x->m, caller->f->code[callee->call_pc].loc, &call, &outer);
+            if (call.line) {
+                at.label = EMU_LABEL_CALLEE;
+                snprintf(at.func, sizeof at.func, "%s", callee->f->pretty);
+                call.label = EMU_LABEL_CALL;
+                snprintf(call.func, sizeof call.func, "%s", callee->f->pretty);
+            }
+        }
+    }
+    emu_where_at(x, w, lane, &at, kind, r);
+    if (call.line) r->other = call;
+}
+
+void emu_where_other(emu_ctx *x, uint32_t loc, int at_label, int other_label, long long block_lin, unsigned warp,
+                     int lane, emu_record *r)
+{
+    emu_place call;
+    emu_loc_places(x->m, loc, &r->other, &call);
+    r->other.label = other_label;
+    r->other.func[0] = '\0';
+    r->at.label = at_label;
+    r->at.func[0] = '\0';
+    if (lane < 0 || lane >= 32) return;
+    r->other.has_thread = 1;
+    if (block_lin < 0) {
+        r->other.block[0] = x->ctaid.x, r->other.block[1] = x->ctaid.y, r->other.block[2] = x->ctaid.z;
+    } else {
+        uint64_t b = (uint64_t)block_lin;
+        r->other.block[0] = (unsigned)(b % x->grid.x);
+        r->other.block[1] = (unsigned)(b / x->grid.x % x->grid.y);
+        r->other.block[2] = (unsigned)(b / ((uint64_t)x->grid.x * x->grid.y));
+    }
+    thread_of(x, warp, (unsigned)lane, r->other.thread);
 }
 
 /* ---- Frames ---------------------------------------------------------------------------------------- */
@@ -159,7 +204,7 @@ static void push_frame(emu_ctx *x, emu_warp *w, const emu_func *f, uint32_t loca
     }
 }
 
-static void push_simt(emu_warp *w, int32_t pc, int32_t rpc, uint32_t mask, int kind)
+static void push_simt(emu_warp *w, int32_t pc, int32_t rpc, uint32_t mask, int kind, int32_t from)
 {
     if (kind == EMU_S_NORMAL && (pc == rpc || mask == 0)) return;   /* lanes already wait below */
     if (w->sp >= w->capstack) {
@@ -167,7 +212,7 @@ static void push_simt(emu_warp *w, int32_t pc, int32_t rpc, uint32_t mask, int k
         w->stack = realloc(w->stack, (size_t)w->capstack * sizeof *w->stack);
         if (!w->stack) abort();
     }
-    w->stack[w->sp++] = (emu_simt){ pc, rpc, mask, kind };
+    w->stack[w->sp++] = (emu_simt){ pc, rpc, mask, kind, from };
 }
 
 /* Pop finished entries (empty, or at their meeting point) and return from finished calls.
@@ -212,7 +257,7 @@ static void remove_lanes(emu_warp *w, uint32_t m, int to_call)
 void emu_exec_enter(emu_ctx *x, emu_warp *w)
 {
     push_frame(x, w, x->k, 0, -1);
-    push_simt(w, 0, -1, w->exists, EMU_S_NORMAL);
+    push_simt(w, 0, -1, w->exists, EMU_S_NORMAL, -1);
 }
 
 /* ---- Diagnosed stops --------------------------------------------------------------------------- */
@@ -220,14 +265,11 @@ void emu_exec_enter(emu_ctx *x, emu_warp *w)
 static void unsupported(emu_ctx *x, emu_warp *w, const emu_insn *in, const emu_func *f, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_UNSUPPORTED)) {
-        char where[800];
-        emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
+        emu_record r;
+        emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_UNSUPPORTED, &r);
         const char *text = (in->text < f->ntexts && f->texts) ? f->texts[in->text] : "?";
-        /* TRANSLATORS: every finding's format starts with "%s: " (where it happened, then the kernel, block
-           and thread): keep it at the front. */
-        emu_diag_report(EMU_FD_UNSUPPORTED, "%s: the emulator cannot run the PTX instruction `%s` (in %s); "
-                        "the launch fails with cudaErrorIllegalInstruction. Please report it with this line.",
-                        where, text, f->pretty);
+        emu_diag_report(&r, "the emulator cannot run the PTX instruction `%s` (in %s); the launch fails with "
+                        "cudaErrorIllegalInstruction. Please report it with this line.", text, f->pretty);
     }
     emu_fatal(x, 715);
 }
@@ -261,15 +303,17 @@ const char *emu_barrier_name(const emu_insn *in)
 static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BAR_DIVERGENT)) {
-        char where[800], missing[400];
-        emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
+        char missing[400];
+        emu_record r;
+        emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_BAR_DIVERGENT, &r);
+        r.lanes = w->live & ~m;
         describe_lanes(x, w, w->live & ~m, missing, sizeof missing);
-        emu_diag_report(EMU_FD_BAR_DIVERGENT,
-            "%s: %s is reached by only %d of the %d running threads of this warp: it sits in "
+        emu_diag_report(&r,
+            "%s is reached by only %d of the %d running threads of this warp: it sits in "
             "divergent code (inside an if or a loop that not all threads of the block take). Threads %s never "
             "arrive, so the block waits forever: a deadlock (or undefined behaviour) on a GPU. Move the barrier "
             "out of the condition so that every thread of the block reaches it.",
-            where, emu_barrier_name(in), __builtin_popcount(m), __builtin_popcount(w->live), missing);
+            emu_barrier_name(in), __builtin_popcount(m), __builtin_popcount(w->live), missing);
     }
     emu_fatal(x, 702);
 }
@@ -279,15 +323,15 @@ static void divergent_barrier(emu_ctx *x, emu_warp *w, const emu_insn *in, uint3
 static void endless_loop(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_ENDLESS)) {
-        char loop[600], where[800];
-        emu_loop_text(x->m, emu_top_frame(w)->f, in->target, pc, loop, sizeof loop);
-        emu_where_at(x, w, __builtin_ctz(m), loop, where, sizeof where);
-        emu_diag_report(EMU_FD_ENDLESS, "%s: this loop never ends: no path leads out of it, so a thread that "
+        emu_place loop;
+        emu_record r;
+        emu_loop_place(x->m, emu_top_frame(w)->f, in->target, pc, &loop);
+        emu_where_at(x, w, __builtin_ctz(m), &loop, EMU_FD_ENDLESS, &r);
+        emu_diag_report(&r, "this loop never ends: no path leads out of it, so a thread that "
                         "enters it goes round forever (on a GPU the kernel hangs). Its condition is always true, or "
                         "nothing in the loop changes what the condition tests: a step that computes a value "
                         "without assigning it (s * 2 where s *= 2 was meant), a variable the loop never updates, "
-                        "or an unsigned counter compared with >= 0? The launch fails with cudaErrorLaunchTimeout.",
-                        where);
+                        "or an unsigned counter compared with >= 0? The launch fails with cudaErrorLaunchTimeout.");
     }
     x->endless = 1;
     emu_fatal(x, 702);
@@ -359,22 +403,24 @@ uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes)
 static void budget_spent(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (emu_diag_first(EMU_FD_BUDGET)) {
-        char where[800], loop[600];
+        emu_record r;
         const emu_func *f = emu_top_frame(w)->f;
         int first = 0, last = 0, lane = m ? __builtin_ctz(m) : 0;
         if (loop_around(f, (int)(in - f->code), &first, &last)) {
-            emu_where_at(x, w, lane, emu_loop_text(x->m, f, first, last, loop, sizeof loop), where, sizeof where);
-            emu_diag_report(EMU_FD_BUDGET, "%s: the kernel did not finish after %llu warp instructions: this warp "
+            emu_place loop;
+            emu_loop_place(x->m, f, first, last, &loop);
+            emu_where_at(x, w, lane, &loop, EMU_FD_BUDGET, &r);
+            emu_diag_report(&r, "the kernel did not finish after %llu warp instructions: this warp "
                             "was still going round this loop when the emulator gave up. Does its condition ever "
                             "become false? A loop that waits for another block to write something never ends here, "
                             "where blocks run one after another, and can hang a GPU too (set EMU_BUDGET to allow "
                             "more instructions). The launch fails with cudaErrorLaunchTimeout.",
-                            where, (unsigned long long)x->budget);
+                            (unsigned long long)x->budget);
         } else {
-            emu_where(x, w, lane, in->loc, where, sizeof where);
-            emu_diag_report(EMU_FD_BUDGET, "%s: the kernel did not finish after %llu warp instructions: an endless "
+            emu_where(x, w, lane, in->loc, EMU_FD_BUDGET, &r);
+            emu_diag_report(&r, "the kernel did not finish after %llu warp instructions: an endless "
                             "loop? This warp was running here when the emulator gave up (set EMU_BUDGET to allow "
-                            "more). The launch fails with cudaErrorLaunchTimeout.", where, (unsigned long long)x->budget);
+                            "more). The launch fails with cudaErrorLaunchTimeout.", (unsigned long long)x->budget);
         }
     }
     emu_fatal(x, 702);
@@ -451,6 +497,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
     uint64_t executed = x->executed;
     const uint64_t budget = x->budget;
     uint64_t threads = 0, mark = executed;   /* thread instructions: mask's lanes for each instruction since mark */
+    struct emu_trace *const trace = x->trace;   /* NULL unless `make show` asked: one predictable test below */
 
 /* Thread instructions are counted when the mask changes (and on leaving), not at every instruction. */
 #define FLUSH_THREADS(UPTO) do { threads += ((UPTO) - mark) * (uint64_t)__builtin_popcount(mask); mark = (UPTO); } while (0)
@@ -478,8 +525,13 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         if (in->guard >= 0) {
             uint32_t g = P[in->guard];
             m &= (in->flags & EMU_F_NEG_GUARD) ? ~g : g;
-            if (!m) { pc++; continue; }
+            if (!m) {
+                if (__builtin_expect(trace != NULL, 0)) emu_trace_insn(x, w, in, pc, mask, 0, R);
+                pc++;
+                continue;
+            }
         }
+        if (__builtin_expect(trace != NULL, 0)) emu_trace_insn(x, w, in, pc, mask, m, R);
         /* operand rows: one pointer per operand, so the lane loops are plain array loops */
         uint64_t *const rd = R + in->d;
         const uint64_t *const ra = R + in->a, *const rb = R + in->b, *const rc = R + in->c, *const re = R + in->e;
@@ -672,12 +724,13 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             int32_t target = in->target;
             if (top->rpc != r) {
                 top->pc = r;
-                push_simt(w, pc + 1, r, nt, EMU_S_NORMAL);
+                push_simt(w, pc + 1, r, nt, EMU_S_NORMAL, pc);
             } else {
                 top->pc = pc + 1;
                 top->mask = nt;
+                top->from = pc;
             }
-            push_simt(w, target, r, m, EMU_S_NORMAL);
+            push_simt(w, target, r, m, EMU_S_NORMAL, pc);
             SETTLE();
             continue;
         }
@@ -696,11 +749,11 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             const emu_func *callee = x->m->funcs[in->target];
             if (w->nframes >= EMU_MAX_CALL_DEPTH) {
                 if (emu_diag_first(EMU_FD_STACK)) {
-                    char where[800];
-                    emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
-                    emu_diag_report(EMU_FD_STACK, "%s: the call to %s is %d calls deep: endless recursion? The GPU's "
+                    emu_record r;
+                    emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_STACK, &r);
+                    emu_diag_report(&r, "the call to %s is %d calls deep: endless recursion? The GPU's "
                                     "call stack overflows and the launch fails (cudaErrorLaunchFailure).",
-                                    where, callee->pretty, w->nframes);
+                                    callee->pretty, w->nframes);
                 }
                 emu_fatal(x, 719);
                 LEAVE(EMU_W_DONE);
@@ -712,8 +765,8 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             for (int i = 0; i < in->nargs && i < callee->nparams; i++)
                 LANES(m, { uint8_t *base = w->local + (size_t)l * w->local_cap;
                            memmove(base + lb + callee->param_off[i], base + caller_base + in->args[i + 1], callee->param_size[i]); });
-            push_simt(w, -1, -1, m, EMU_S_CALL);
-            push_simt(w, 0, -1, m, EMU_S_NORMAL);
+            push_simt(w, -1, -1, m, EMU_S_CALL, pc);
+            push_simt(w, 0, -1, m, EMU_S_NORMAL, -1);
             RELOAD();
             continue;
         }
@@ -738,10 +791,10 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             for (int k = 0; k < 4 && k < in->nargs; k++) memcpy(&a[k], lm + fr->local_base + in->args[k + 1], k == 2 ? 4 : 8);
             const char *msg = emu_generic_ptr(x, w, l, a[0], 1), *file = emu_generic_ptr(x, w, l, a[1], 1);
             if (emu_diag_first(EMU_FD_ASSERT)) {
-                char where[800];
-                emu_where(x, w, l, in->loc, where, sizeof where);
-                emu_diag_report(EMU_FD_ASSERT, "%s: assert(%.200s) failed (%.200s:%u); the launch fails with cudaErrorAssert.",
-                                where, msg ? msg : "?", file ? file : "?", (unsigned)a[2]);
+                emu_record r;
+                emu_where(x, w, l, in->loc, EMU_FD_ASSERT, &r);
+                emu_diag_report(&r, "assert(%.200s) failed (%.200s:%u); the launch fails with cudaErrorAssert.",
+                                msg ? msg : "?", file ? file : "?", (unsigned)a[2]);
             }
             emu_fatal(x, 710);
             LEAVE(EMU_W_DONE);
@@ -749,9 +802,9 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         case EMU_OP_TRAP:
             if (emu_group_trap(x, w, in, m)) LEAVE(EMU_W_DONE);   /* grid.sync() in a launch that is not cooperative */
             if (emu_diag_first(EMU_FD_TRAP)) {
-                char where[800];
-                emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
-                emu_diag_report(EMU_FD_TRAP, "%s: the kernel executed trap (__trap() or a failed check); the launch fails.", where);
+                emu_record r;
+                emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_TRAP, &r);
+                emu_diag_report(&r, "the kernel executed trap (__trap() or a failed check); the launch fails.");
             }
             emu_fatal(x, 719);
             LEAVE(EMU_W_DONE);

@@ -23,8 +23,9 @@ enum { EMU_W_RUN, EMU_W_BAR, EMU_W_DONE, EMU_W_CBAR };
 enum { EMU_S_NORMAL, EMU_S_CALL };
 
 /* One SIMT stack entry: lanes in mask run from pc until pc == rpc, then rejoin the entry below.
- * A CALL entry marks a call: when it is on top again, the callee has returned. */
-typedef struct emu_simt { int32_t pc, rpc; uint32_t mask; int32_t kind; } emu_simt;
+ * A CALL entry marks a call: when it is on top again, the callee has returned. from: the branch that made
+ * the entry (-1: none), which tells where lanes that wait below left the others. */
+typedef struct emu_simt { int32_t pc, rpc; uint32_t mask; int32_t kind, from; } emu_simt;
 
 typedef struct emu_frame {
     const emu_func *f;
@@ -69,6 +70,9 @@ typedef struct emu_sword {
     uint8_t r_bytes;            /* bytes read in r_interval, by any warp */
     uint8_t written;            /* bytes written in this block (valid when w_interval is this block's) */
     uint8_t r_multi;            /* another warp than r_warp read in r_interval too */
+    /* The lines of the last write, of r_warp's last read, and of the last read of another warp (r_multi): a
+     * race names both sides. */
+    uint32_t w_loc, r_loc, m_loc;
 } emu_sword;
 #define EMU_SWORD_LANES 0xff    /* several lanes */
 #define EMU_SWORD_NONE  0xfe    /* no lane */
@@ -193,6 +197,7 @@ typedef struct emu_ctx {
     emu_dearly dearly[EMU_DSMEM_EARLY]; int ndearly;   /* early reads of distributed shared memory */
     uint64_t clock0;
     unsigned seed;
+    struct emu_trace *trace;    /* `make show`'s record of this launch (emu_trace.c), NULL unless asked */
 } emu_ctx;
 
 /* emu_exec_launch.c: a block's life. emu_block_start puts the block x->ctaid in place (shared memory
@@ -247,13 +252,16 @@ static inline int emu_dsmem_tag(const emu_ctx *x, uint32_t tag) { return tag > x
 /* emu_exec.c */
 int emu_exec_warp(emu_ctx *x, emu_warp *w);
 void emu_exec_enter(emu_ctx *x, emu_warp *w);   /* the kernel's frame and the warp's first SIMT entry */
-/* Where a finding happened, for the front of its format ("%s: reads ..."): "file:line", EMU_WHERE_SEP, then
- * "in kernel K, block (x,y,z), thread (x,y,z)". emu_diag_report cuts the place off at the separator, so
- * that the rest may be in any language. */
-#define EMU_WHERE_SEP "\037"
-void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, char *buf, size_t len);
-/* The same with the place already written as text ("file:line"). */
-void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const char *where, char *buf, size_t len);
+/* Starts record r of kind for lane l of w at location loc: the kernel, block and thread, and the places
+ * (emu_loc_places; when the line is in a function of the learner's that the warp called, the call too).
+ * emu_diag_report then adds what happened. */
+void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, int kind, emu_record *r);
+/* The same with the place given (a loop's line). */
+void emu_where_at(emu_ctx *x, emu_warp *w, int lane, const emu_place *at, int kind, emu_record *r);
+/* Sets r's second place: the other access of a race, made at loc by lane of warp (lane -1: several threads)
+ * of the block block_lin (linear; -1: this one), and both places' labels (EMU_LABEL_*). */
+void emu_where_other(emu_ctx *x, uint32_t loc, int at_label, int other_label, long long block_lin, unsigned warp,
+                     int lane, emu_record *r);
 void emu_fatal(emu_ctx *x, int error);
 /* How a learner wrote a barrier instruction: "__syncthreads() (bar.sync)", "__syncthreads_count() ...". */
 const char *emu_barrier_name(const emu_insn *in);
@@ -266,6 +274,43 @@ int emu_retire_exiting(emu_warp *w, uint32_t m);
  * (emu_func.leaving). A warp-synchronous instruction does not wait for them, as it does not for exited
  * threads. */
 uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes);
+
+/* The space an address of an instruction of space `space` lies in; a generic address is moved into its
+ * window (shared and local addresses start at 0 there), a global one stays as it is. */
+static inline int emu_space_of(int space, uint64_t *addr)
+{
+    if (space != EMU_SP_GENERIC) return space;
+    if (*addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) { *addr -= EMU_SHARED_WINDOW; return EMU_SP_SHARED; }
+    if (*addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) { *addr -= EMU_LOCAL_WINDOW; return EMU_SP_LOCAL; }
+    return EMU_SP_GLOBAL;
+}
+
+/* The byte of the block's shared memory that n bytes at shared address addr start at, when they lie
+ * inside the variable the address belongs to (see emu_svar); 0 when they do not. */
+static inline int emu_shared_offset(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *off)
+{
+    uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
+    uint64_t rel = addr - EMU_SHARED_TAG_ADDR(tag);   /* huge when before the start */
+    if (tag < 1 || tag > x->nstags || rel >= x->stags[tag].size || n > x->stags[tag].size - rel) return 0;
+    *off = x->stags[tag].base + (uint32_t)rel;
+    return 1;
+}
+
+/* The lane that lane l of a shuffle of mode (EMU_SH_*) reads, given its lane operand b and its clamp and
+ * segment operand c; -1 when the source lies outside l's segment, so that l keeps its own value. */
+static inline int emu_shfl_lane(int mode, int l, uint32_t b, uint32_t c)
+{
+    uint32_t segmask = (c >> 8) & 31, cval = c & 31;
+    int maxl = (int)((l & segmask) | (cval & ~segmask)), minl = (int)(l & segmask), j;
+    b &= 31;
+    switch (mode) {
+    case EMU_SH_UP: j = l - (int)b; return j >= maxl ? j : -1;
+    case EMU_SH_DOWN: j = l + (int)b; break;
+    case EMU_SH_BFLY: j = l ^ (int)b; break;
+    default: j = minl | (int)(b & ~segmask); break;
+    }
+    return j <= maxl ? j : -1;
+}
 
 /* emu_exec_mem.c: 0 when the launch must stop. */
 int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
@@ -283,6 +328,10 @@ static inline unsigned emu_word_bytes(uint32_t k, uint32_t off, unsigned n)
     uint32_t first = off > k * 4 ? off - k * 4 : 0, end = off + n < k * 4 + 4 ? off + n - k * 4 : 4;
     return (0xfu >> (4 - (end - first))) << first;
 }
+/* The metrics' counts of one warp access of n bytes per lane: the bank conflicts of the shared accesses at
+ * byte offsets off[] by lanes lane[] (cnt of them), and the 32-byte sectors of the global ones at addr[]. */
+uint64_t emu_bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n);
+uint64_t emu_sectors(const uint64_t *addr, int cnt, unsigned n);
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
@@ -307,6 +356,13 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
  * when it is one (else 0). */
 void emu_global_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len);
 int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t len);
+
+/* emu_trace.c: `make show`'s record of a run (EMU_TRACE names its file). emu_trace_launch gives a launch its
+ * trace, or NULL when none was asked for; emu_exec_warp calls emu_trace_insn before each instruction a warp
+ * issues (mask: the lanes running, m: those of them its guard lets execute it; R: the registers). */
+struct emu_trace *emu_trace_launch(emu_ctx *x);
+void emu_trace_insn(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, uint32_t mask, uint32_t m, const uint64_t *R);
+void emu_trace_end(emu_ctx *x);
 
 /* emu_exec_warp.c */
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask);
@@ -337,20 +393,14 @@ uint64_t emu_half_ops(const emu_insn *in, uint64_t a, uint64_t b, uint64_t c);
 /* loc: the call's place in the source, for a finding about the format. */
 void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, uint64_t args);
 
-/* emu_diag.c: one message per kind of finding and launch, plus a count. Each kind has a short noun (its
- * entry in emu_diag.c's table) that, with the file:line the message starts with, is how the harness tells
- * one finding from another: a new kind is one enum value here and one noun there. */
-enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED, EMU_FD_UNINIT_GLOBAL,
-       EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_GLOBAL_RACE, EMU_FD_BAR_DIVERGENT,
-       EMU_FD_BAR_EXITED, EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS,
-       EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT, EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE,
-       EMU_FD_OOB_PARAM, EMU_FD_PRINTF_FORMAT, EMU_FD_CLUSTER_BAR, EMU_FD_GRID_SYNC, EMU_FD_OOB_DSMEM,
-       EMU_FD_DSMEM_RACE, EMU_FD_DSMEM_EXITED, EMU_FD_COUNT };
+/* emu_diag.c: one finding per kind and launch, plus a count. The kinds (EMU_FD_*) and their nouns are
+ * emu_record.h's and emu_record.c's: a new kind is one enum value there and one noun in its table. */
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
 int emu_diag_add(int kind, unsigned long times);   /* emu_diag_first for several at once */
-/* fmt's text starts with emu_where's "file:line: in kernel ..." (the place the finding is filed under). */
-void emu_diag_report(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Files r (started by emu_where) with fmt's text: what happened, a sentence (the place, kernel and thread
+ * are r's fields, said by whoever puts the record into words). */
+void emu_diag_report(emu_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emu_diag_end(const char *kernel);
 /* A kernel that spent its budget is remembered for the later tests of the same run (EMU_ENDLESS_FILE);
  * emu_diag_endless_known reports it again and returns 1 when an earlier process recorded it. */

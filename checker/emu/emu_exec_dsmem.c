@@ -23,41 +23,41 @@
 enum { ACC_LOAD, ACC_STORE, ACC_ATOMIC };   /* as emu_exec_mem.c's */
 
 static const char emu_msg_mapa_not_shared[] = N_(
-    "%s: map_shared_rank (mapa) was given address 0x%llx, which is not shared memory: only a pointer into "
+    "map_shared_rank (mapa) was given address 0x%llx, which is not shared memory: only a pointer into "
     "__shared__ memory names the same variable in another block of the cluster. The launch fails with "
     "cudaErrorIllegalAddress.");
 static const char emu_msg_mapa_tags[] = N_(
-    "%s: the emulator cannot map this module's %u shared variables to the %u blocks of a cluster "
+    "the emulator cannot map this module's %u shared variables to the %u blocks of a cluster "
     "(mapa); the launch fails with cudaErrorIllegalInstruction. Please report it with this line.");
 static const char emu_msg_bad_rank[] = N_(
-    "%s: an access of the shared memory of block %u of the cluster, but the cluster has %u blocks (ranks 0 "
+    "an access of the shared memory of block %u of the cluster, but the cluster has %u blocks (ranks 0 "
     "to %u): map_shared_rank (mapa) was given a rank outside the cluster. The launch fails with "
     "cudaErrorIllegalAddress.");
 static const char emu_msg_dsmem_oob[] = N_(
-    "%s: an out-of-bounds %s of %u bytes in the shared memory of block (%u,%u,%u) (rank %u of the cluster): "
+    "an out-of-bounds %s of %u bytes in the shared memory of block (%u,%u,%u) (rank %u of the cluster): "
     "%s[%lld], but %s has %u bytes: %u elements of %u bytes. The launch fails with cudaErrorIllegalAddress.");
 static const char emu_msg_dsmem_race[] = N_(
-    "%s: %s %s of block (%u,%u,%u) (rank %u of the cluster) through distributed shared memory, which %s "
+    "%s %s of block (%u,%u,%u) (rank %u of the cluster) through distributed shared memory, which %s "
     "%s with no cluster barrier between the two: a race, the result depends on which block runs first. "
     "Is a cluster.sync() missing between them?");
 static const char emu_msg_dsmem_early[] = N_(
-    "%s: reads %s of block (%u,%u,%u) (rank %u of the cluster) through distributed shared memory before "
+    "reads %s of block (%u,%u,%u) (rank %u of the cluster) through distributed shared memory before "
     "that block has written it: nothing makes this read wait for the write. Is a cluster.sync() missing "
     "between the writes of each block and the reads of the others?");
 static const char emu_msg_dsmem_uninit[] = N_(
-    "%s: reads %s of block (%u,%u,%u) (rank %u of the cluster) through distributed shared memory, which no "
+    "reads %s of block (%u,%u,%u) (rank %u of the cluster) through distributed shared memory, which no "
     "thread has written: the value is garbage.");
 static const char emu_msg_dsmem_local[] = N_(
-    "%s: %s shared memory %s, which %s of block (%u,%u,%u) %s through distributed shared memory with no "
+    "%s shared memory %s, which %s of block (%u,%u,%u) %s through distributed shared memory with no "
     "cluster barrier between the two: a race, the result depends on which block runs first. Is a "
     "cluster.sync() missing between them?");
 static const char emu_msg_dsmem_exited[] = N_(
-    "%s: %s %s of block (%u,%u,%u) (rank %u of the cluster), which has already exited: a block's shared "
+    "%s %s of block (%u,%u,%u) (rank %u of the cluster), which has already exited: a block's shared "
     "memory is gone once it exits (on a GPU the access reads garbage or faults). A cluster.sync() at the end, "
     "after the last access of another block's shared memory, keeps every block alive until the others are "
     "done with it.");
 
-/* TRANSLATORS: what a block did to another block's shared memory, in "%s: %s %s of block ...": this
+/* TRANSLATORS: what a block did to another block's shared memory, in "%s %s of block ...": this
    thread's access (present tense), and the other one's (past tense) in "which thread ... %s". */
 static const char *const verb_now[] = { N_("reads"), N_("writes"), N_("updates with an atomic") };
 static const char *const verb_past[] = { N_("read"), N_("wrote"), N_("updated with an atomic") };
@@ -79,23 +79,23 @@ static int decode(const emu_ctx *x, uint32_t tag, uint32_t *var, uint32_t *rank)
 
 uint64_t emu_dsmem_mapa(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, uint32_t rank)
 {
-    char where[800];
+    emu_record r;
     if (!in->mod && addr - EMU_SHARED_WINDOW >= EMU_WINDOW_SIZE) {
         if (emu_diag_first(EMU_FD_OOB_DSMEM)) {
-            emu_where(x, w, l, in->loc, where, sizeof where);
-            emu_diag_report(EMU_FD_OOB_DSMEM, emu_msg_mapa_not_shared, where, (unsigned long long)addr);
+            emu_where(x, w, l, in->loc, EMU_FD_OOB_DSMEM, &r);
+            emu_diag_report(&r, emu_msg_mapa_not_shared, (unsigned long long)addr);
         }
         emu_fatal(x, 700);
         return 0;
     }
-    uint32_t a = (uint32_t)(in->mod ? addr : addr - EMU_SHARED_WINDOW), tag = a >> EMU_SHARED_TAG_SHIFT, var = tag, r;
-    if (tag > x->nstags && !decode(x, tag, &var, &r)) return addr;   /* no variable's: the access says so */
+    uint32_t a = (uint32_t)(in->mod ? addr : addr - EMU_SHARED_WINDOW), tag = a >> EMU_SHARED_TAG_SHIFT, var = tag, old;
+    if (tag > x->nstags && !decode(x, tag, &var, &old)) return addr;   /* no variable's: the access says so */
     if (rank >= x->cluster_size) { x->bad_rank = rank; rank = x->cluster_size; }
     uint32_t T = x->nstags + 1, mapped = T * (rank + 1) + var;
     if (mapped > EMU_SHARED_TAG_MAX) {
         if (emu_diag_first(EMU_FD_UNSUPPORTED)) {
-            emu_where(x, w, l, in->loc, where, sizeof where);
-            emu_diag_report(EMU_FD_UNSUPPORTED, emu_msg_mapa_tags, where, x->nstags, x->cluster_size);
+            emu_where(x, w, l, in->loc, EMU_FD_UNSUPPORTED, &r);
+            emu_diag_report(&r, emu_msg_mapa_tags, x->nstags, x->cluster_size);
         }
         emu_fatal(x, 715);
         return 0;
@@ -113,6 +113,13 @@ uint32_t emu_dsmem_rank(emu_ctx *x, uint64_t shared_addr)
 
 /* ---- Findings ------------------------------------------------------------------------------------------- */
 
+/* The array a finding names ("part" of "part[3]"), for its record. */
+static void array_of(const char *what, emu_record *r)
+{
+    size_t n = strcspn(what, "[ ");
+    if (n && n < sizeof r->array && what[n] != ' ') snprintf(r->array, sizeof r->array, "%.*s", (int)n, what);
+}
+
 /* "thread (3,0,0)" for the linear thread t of a block. */
 static void thread_name(const emu_ctx *x, uint32_t t, char *buf, size_t len)
 {
@@ -120,15 +127,32 @@ static void thread_name(const emu_ctx *x, uint32_t t, char *buf, size_t len)
              t / (x->block.x * x->block.y));
 }
 
+/* The label of a place for an access of kind acc. */
+static int label_of(int acc) { return acc == ACC_LOAD ? EMU_LABEL_READ : acc == ACC_STORE ? EMU_LABEL_WRITE : EMU_LABEL_ATOMIC; }
+
+/* The linear index of the block of the running cluster with rank. */
+static long long block_lin(const emu_ctx *x, uint32_t rank)
+{
+    const emu_block *b = &x->blocks[x->cur->cluster * x->cluster_size + rank];
+    return ((long long)b->ctaid.z * x->grid.y + b->ctaid.y) * x->grid.x + b->ctaid.x;
+}
+
+/* Lane l's access acc of block b's shared memory at off races with the other one (who, other_acc), whose
+ * record, when it is another block's, gives the finding its second place. */
 static void race(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_block *b, uint32_t off, unsigned n,
-                 int acc, const char *who, int other_acc)
+                 int acc, const char *who, int other_acc, const emu_daccess *other)
 {
     if (!emu_diag_first(EMU_FD_DSMEM_RACE)) return;
-    char where[800], what[300];
-    emu_where(x, w, l, in->loc, where, sizeof where);
+    char what[300];
+    emu_record r;
+    emu_where(x, w, l, in->loc, EMU_FD_DSMEM_RACE, &r);
+    if (other)
+        emu_where_other(x, other->loc, label_of(acc), label_of(other_acc), block_lin(x, other->rank), other->thread / 32u,
+                        (int)(other->thread % 32u), &r);
     emu_shared_what(x, off, n, what, sizeof what);
-    emu_diag_report(EMU_FD_DSMEM_RACE, emu_msg_dsmem_race, where, emu_text(verb_now[acc]), what, b->ctaid.x,
-                    b->ctaid.y, b->ctaid.z, b->rank, who, emu_text(verb_past[other_acc]));
+    array_of(what, &r);
+    emu_diag_report(&r, emu_msg_dsmem_race, emu_text(verb_now[acc]), what, b->ctaid.x, b->ctaid.y, b->ctaid.z, b->rank,
+                    who, emu_text(verb_past[other_acc]));
 }
 
 /* "thread (3,0,0) of block (1,0,0)" for the access d of another block. */
@@ -151,15 +175,16 @@ static int settled(const emu_ctx *x, const emu_block *b)
     return 1;
 }
 
-/* The place of thread t of block index bi at loc, as emu_where gives it for a running thread. */
-static void where_thread(emu_ctx *x, uint32_t bi, uint32_t t, uint32_t loc, char *buf, size_t len)
+/* Starts record r of kind for thread t of block index bi at loc, as emu_where does for a running thread. */
+static void where_thread(emu_ctx *x, uint32_t bi, uint32_t t, uint32_t loc, int kind, emu_record *r)
 {
     emu_dim3 saved = x->ctaid;
     emu_warp w;
     memset(&w, 0, sizeof w);
     w.id = (int)(t / 32);
+    w.nframes = 0;
     x->ctaid = x->blocks[bi].ctaid;
-    emu_where(x, &w, (int)(t % 32), loc, buf, len);
+    emu_where(x, &w, (int)(t % 32), loc, kind, r);
     x->ctaid = saved;
 }
 
@@ -168,12 +193,14 @@ static void early_said(emu_ctx *x, const emu_dearly *e, int written)
 {
     int kind = written ? EMU_FD_DSMEM_RACE : EMU_FD_UNINIT_SHARED;
     if (!emu_diag_first(kind)) return;
-    char where[800], what[300];
+    char what[300];
+    emu_record r;
     const emu_block *b = &x->blocks[e->block];
-    where_thread(x, e->reader, e->thread, e->loc, where, sizeof where);
+    where_thread(x, e->reader, e->thread, e->loc, kind, &r);
     emu_shared_what(x, e->off, e->size, what, sizeof what);
-    emu_diag_report(kind, written ? emu_msg_dsmem_early : emu_msg_dsmem_uninit, where, what, b->ctaid.x, b->ctaid.y,
-                    b->ctaid.z, b->rank);
+    array_of(what, &r);
+    emu_diag_report(&r, written ? emu_msg_dsmem_early : emu_msg_dsmem_uninit, what, b->ctaid.x, b->ctaid.y, b->ctaid.z,
+                    b->rank);
 }
 
 /* The early reads of word k of block index bi are followed by a write: each is a race. */
@@ -219,12 +246,14 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
     uint32_t now = x->cbar_phase[a->cluster], thread = (uint32_t)w->id * 32 + (uint32_t)l;
     uint32_t bi = (uint32_t)(b - x->blocks), ai = (uint32_t)(a - x->blocks);
     int strong = acc == ACC_ATOMIC || (in->flags & EMU_F_VOLATILE);
-    char where[800], what[300], who[300];
+    char what[300], who[300];
     if (b->done && emu_diag_first(EMU_FD_DSMEM_EXITED)) {
-        emu_where(x, w, l, in->loc, where, sizeof where);
+        emu_record r;
+        emu_where(x, w, l, in->loc, EMU_FD_DSMEM_EXITED, &r);
         emu_shared_what(x, off, n, what, sizeof what);
-        emu_diag_report(EMU_FD_DSMEM_EXITED, emu_msg_dsmem_exited, where, emu_text(verb_now[acc]), what, b->ctaid.x,
-                        b->ctaid.y, b->ctaid.z, b->rank);
+        array_of(what, &r);
+        emu_diag_report(&r, emu_msg_dsmem_exited, emu_text(verb_now[acc]), what, b->ctaid.x, b->ctaid.y, b->ctaid.z,
+                        b->rank);
     }
     b->dsmem_phase = now;
     for (uint32_t k = off / 4; k <= (off + n - 1) / 4; k++) {
@@ -251,11 +280,11 @@ static void remote_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, em
             if (own_write && lane < 32) thread_name(x, (uint32_t)s->w_warp * 32 + lane, what, sizeof what);
             else snprintf(what, sizeof what, "%s", emu_text("a thread"));
             snprintf(who, sizeof who, emu_text("%s of that block"), what);
-            race(x, w, in, l, b, at, n, acc, who,
-                 !own_write ? ACC_LOAD : ACC_STORE);
+            race(x, w, in, l, b, at, n, acc, who, !own_write ? ACC_LOAD : ACC_STORE, NULL);
         } else if (other_write || (other_read && acc != ACC_LOAD)) {
             remote_who(x, other_write ? &d->w : &d->r, who, sizeof who);
-            race(x, w, in, l, b, at, n, acc, who, other_write ? (d->w.atomic ? ACC_ATOMIC : ACC_STORE) : ACC_LOAD);
+            race(x, w, in, l, b, at, n, acc, who, other_write ? (d->w.atomic ? ACC_ATOMIC : ACC_STORE) : ACC_LOAD,
+                 other_write ? &d->w : &d->r);
         } else if (acc != ACC_STORE && (bytes & ~written) && !w_now) {
             if (settled(x, b)) {
                 emu_dearly e = { bi, k, at, in->loc, ai, thread, n };
@@ -289,15 +318,15 @@ uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, u
                            int *own, uint32_t *off)
 {
     uint32_t tag = (uint32_t)addr >> EMU_SHARED_TAG_SHIFT, var, rank;
-    char where[800], name[200];
+    char name[200];
+    emu_record r;
     *own = -1;
     if (!decode(x, tag, &var, &rank)) return NULL;   /* not a shared::cluster address: the caller says so */
     *own = 0;
     if (rank >= x->cluster_size) {
         if (emu_diag_first(EMU_FD_OOB_DSMEM)) {
-            emu_where(x, w, l, in->loc, where, sizeof where);
-            emu_diag_report(EMU_FD_OOB_DSMEM, emu_msg_bad_rank, where, x->bad_rank, x->cluster_size,
-                            x->cluster_size - 1);
+            emu_where(x, w, l, in->loc, EMU_FD_OOB_DSMEM, &r);
+            emu_diag_report(&r, emu_msg_bad_rank, x->bad_rank, x->cluster_size, x->cluster_size - 1);
         }
         emu_fatal(x, 700);
         return NULL;
@@ -309,10 +338,11 @@ uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, u
         if (emu_diag_first(EMU_FD_OOB_DSMEM)) {
             emu_dim3 id = b ? b->ctaid : x->ctaid;
             long long index = rel >= 0 ? rel / n : -((-rel + n - 1) / n);
-            emu_where(x, w, l, in->loc, where, sizeof where);
+            emu_where(x, w, l, in->loc, EMU_FD_OOB_DSMEM, &r);
             emu_var_name(st->name ? st->name : emu_text("shared memory"), name, sizeof name);
-            emu_diag_report(EMU_FD_OOB_DSMEM, emu_msg_dsmem_oob, where, emu_text(acc_noun[acc]), n, id.x, id.y, id.z,
-                            rank, name, index, name, st->size, st->size / n, n);
+            array_of(name, &r);
+            emu_diag_report(&r, emu_msg_dsmem_oob, emu_text(acc_noun[acc]), n, id.x, id.y, id.z, rank, name, index, name,
+                            st->size, st->size / n, n);
         }
         emu_fatal(x, 700);
         return NULL;
@@ -339,13 +369,17 @@ void emu_dsmem_local(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_
         if (strong && store) d->own_w = now;   /* what another block's strong access does not race with */
         else if (strong) d->own_r = now;
         if (!other || !emu_diag_first(EMU_FD_DSMEM_RACE)) continue;
-        char where[800], what[300], t[200];
+        char what[300], t[200];
+        emu_record r;
         const emu_block *b = &x->blocks[me->cluster * x->cluster_size + other->rank];
-        emu_where(x, w, l, in->loc, where, sizeof where);
+        int mine = store ? store : ACC_LOAD, theirs = other == &d->w ? (d->w.atomic ? ACC_ATOMIC : ACC_STORE) : ACC_LOAD;
+        emu_where(x, w, l, in->loc, EMU_FD_DSMEM_RACE, &r);
+        emu_where_other(x, other->loc, label_of(mine), label_of(theirs), block_lin(x, other->rank), other->thread / 32u,
+                        (int)(other->thread % 32u), &r);
         emu_shared_what(x, k * 4 > off ? k * 4 : off, n, what, sizeof what);
+        array_of(what, &r);
         thread_name(x, other->thread, t, sizeof t);
-        emu_diag_report(EMU_FD_DSMEM_RACE, emu_msg_dsmem_local, where, emu_text(verb_now[store ? store : ACC_LOAD]),
-                        what, t, b->ctaid.x, b->ctaid.y, b->ctaid.z,
-                        emu_text(verb_past[other == &d->w ? (d->w.atomic ? ACC_ATOMIC : ACC_STORE) : ACC_LOAD]));
+        emu_diag_report(&r, emu_msg_dsmem_local, emu_text(verb_now[mine]), what, t, b->ctaid.x, b->ctaid.y, b->ctaid.z,
+                        emu_text(verb_past[theirs]));
     }
 }

@@ -25,32 +25,32 @@
 #define EMU_GRID_WS_BYTES 8  /* cooperative groups' grid_workspace: { wsSize, barrier } */
 
 static const char emu_msg_cbar_divergent[] = N_(
-    "%s: %s is reached by only %d of the %d running threads of this warp: it sits in divergent code "
+    "%s is reached by only %d of the %d running threads of this warp: it sits in divergent code "
     "(inside an if or a loop that not all threads take). The cluster barrier waits for every thread of "
     "every block of the cluster, so the others never get past it: a deadlock (or undefined behaviour) on a "
     "GPU. Call cluster.sync() where every thread of the cluster reaches it.");
 static const char emu_msg_cbar_deadlock[] = N_(
-    "%s: cluster.sync() (barrier.cluster) waits for every thread of the %u blocks of this cluster, but "
+    "cluster.sync() (barrier.cluster) waits for every thread of the %u blocks of this cluster, but "
     "thread %s never arrives: it waits at %s at %s, which the threads waiting for the cluster never reach. "
     "On a GPU the cluster hangs. Every thread of every block must reach the same cluster barriers, and a "
     "__syncthreads() must not sit between a block's threads and the cluster barrier the others wait at.");
 static const char emu_msg_grid_sync_exited[] = N_(
-    "%s: grid.sync() waits for every block of the grid, but block %s finished without reaching it: it "
+    "grid.sync() waits for every block of the grid, but block %s finished without reaching it: it "
     "returned before it, or it sits in a branch the block skips. The others wait for it forever: on a GPU "
     "the kernel hangs. Every thread of every block must reach each grid.sync(): guard the work with an if "
     "instead of returning.");
 static const char emu_msg_grid_sync_exited_n[] = N_(
-    "%s: grid.sync() waits for every block of the grid, but blocks %s finished without reaching it: they "
+    "grid.sync() waits for every block of the grid, but blocks %s finished without reaching it: they "
     "returned before it, or it sits in a branch they skip. The others wait for them forever: on a GPU the "
     "kernel hangs. Every thread of every block must reach each grid.sync(): guard the work with an if "
     "instead of returning.");
 static const char emu_msg_spin_forever[] = N_(
-    "%s: every block still running waits in a loop for memory that no thread writes any more (this warp "
+    "every block still running waits in a loop for memory that no thread writes any more (this warp "
     "reads the same value here again and again): the blocks wait for each other forever, and on a GPU the "
     "kernel hangs. Does each block reach what the others wait for (a grid.sync(), a flag it sets)? The "
     "launch fails with cudaErrorLaunchTimeout.");
 static const char emu_msg_grid_sync_plain[] = N_(
-    "%s: grid.sync() needs a cooperative launch: cooperative groups found no grid workspace and trapped, "
+    "grid.sync() needs a cooperative launch: cooperative groups found no grid workspace and trapped, "
     "because the kernel was launched with <<<>>> (or cudaLaunchKernel). Launch it with "
     "cudaLaunchCooperativeKernel, or cudaLaunchKernelEx with the attribute cudaLaunchAttributeCooperative, "
     "and no more blocks than fit on the device at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor "
@@ -117,9 +117,10 @@ static int converged(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (m == w->live || emu_retire_exiting(w, m)) return 1;
     if (emu_diag_first(EMU_FD_CLUSTER_BAR)) {
-        char where[800];
-        emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_CLUSTER_BAR, emu_msg_cbar_divergent, where,
+        emu_record r;
+        emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_CLUSTER_BAR, &r);
+        r.lanes = w->live & ~m;
+        emu_diag_report(&r, emu_msg_cbar_divergent,
                         in->op == EMU_OP_CBAR_WAIT ? "cluster.sync() (barrier.cluster.wait)"
                                                    : "cluster.sync() (barrier.cluster.arrive)",
                         __builtin_popcount(m), __builtin_popcount(w->live));
@@ -223,16 +224,17 @@ static int release_clusters(emu_ctx *x)
 static void deadlock_report(emu_ctx *x, emu_warp *waiter, emu_warp *w, emu_dim3 ctaid)
 {
     if (emu_diag_first(EMU_FD_CLUSTER_BAR)) {
-        char where[800], who[300], bar_at[600];
+        char who[300], bar_at[600];
+        emu_record r;
         const emu_insn *bar = &w->frames[w->nframes - 1].f->code[w->bar_pc];
         const emu_insn *cw = &waiter->frames[waiter->nframes - 1].f->code[waiter->bar_pc];
-        uint32_t lin = (uint32_t)w->id * 32 + (uint32_t)__builtin_ctz(w->live);
+        int lane = __builtin_ctz(w->live);
+        uint32_t lin = (uint32_t)w->id * 32 + (uint32_t)lane;
         snprintf(who, sizeof who, emu_text("(%u,%u,%u) of block (%u,%u,%u)"), lin % x->block.x,
                  lin / x->block.x % x->block.y, lin / (x->block.x * x->block.y), ctaid.x, ctaid.y, ctaid.z);
         emu_loc_text(x->m, bar->loc, bar_at, sizeof bar_at);
-        emu_where(x, waiter, __builtin_ctz(waiter->live), cw->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_CLUSTER_BAR, emu_msg_cbar_deadlock, where, x->cluster_size, who,
-                        emu_barrier_name(bar), bar_at);
+        emu_where(x, waiter, __builtin_ctz(waiter->live), cw->loc, EMU_FD_CLUSTER_BAR, &r);
+        emu_diag_report(&r, emu_msg_cbar_deadlock, x->cluster_size, who, emu_barrier_name(bar), bar_at);
     }
     emu_fatal(x, 702);
 }
@@ -312,7 +314,7 @@ static int spins_on_grid_sync(const emu_ctx *x, const emu_block *b)
 /* Every block still running spins, reading the same values: report where, and why when it is grid.sync(). */
 static void spin_deadlock(emu_ctx *x)
 {
-    char where[800], who[400];
+    char who[400];
     for (int i = 0; i < x->nblocks; i++) {
         emu_block *b = &x->blocks[i];
         if (b->done) continue;
@@ -320,17 +322,16 @@ static void spin_deadlock(emu_ctx *x)
             emu_warp *w = &b->warps[j];
             if (w->state != EMU_W_RUN || !w->spin_pc) continue;
             unsigned exited = 0;
-            enter(x, b);
-            const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
-            emu_where(x, w, __builtin_ctz(w->live), in->loc, where, sizeof where);
-            leave(x);
             done_text(x, who, sizeof who, &exited);
-            if (exited && spins_on_grid_sync(x, b)) {
-                if (emu_diag_first(EMU_FD_GRID_SYNC))
-                    emu_diag_report(EMU_FD_GRID_SYNC, exited == 1 ? emu_msg_grid_sync_exited : emu_msg_grid_sync_exited_n,
-                                    where, who);
-            } else if (emu_diag_first(EMU_FD_BUDGET)) {
-                emu_diag_report(EMU_FD_BUDGET, emu_msg_spin_forever, where);
+            int grid_sync = exited && spins_on_grid_sync(x, b), kind = grid_sync ? EMU_FD_GRID_SYNC : EMU_FD_BUDGET;
+            if (emu_diag_first(kind)) {
+                emu_record r;
+                enter(x, b);
+                const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
+                emu_where(x, w, __builtin_ctz(w->live), in->loc, kind, &r);
+                leave(x);
+                if (grid_sync) emu_diag_report(&r, exited == 1 ? emu_msg_grid_sync_exited : emu_msg_grid_sync_exited_n, who);
+                else emu_diag_report(&r, emu_msg_spin_forever);
             }
             emu_fatal(x, 702);
             return;
@@ -343,9 +344,9 @@ int emu_group_trap(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (x->cooperative || !x->m->reads_envreg) return 0;
     if (emu_diag_first(EMU_FD_GRID_SYNC)) {
-        char where[800];
-        emu_where(x, w, __builtin_ctz(m), in->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_GRID_SYNC, emu_msg_grid_sync_plain, where);
+        emu_record r;
+        emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_GRID_SYNC, &r);
+        emu_diag_report(&r, emu_msg_grid_sync_plain);
     }
     emu_fatal(x, 719);
     return 1;

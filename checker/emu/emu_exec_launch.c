@@ -22,7 +22,11 @@ static unsigned next_rand(unsigned *s) { *s = *s * 1103515245u + 12345u; return 
 
 static void bad_launch(emu_launch_result *out, const emu_kernel *k, int error, const char *why)
 {
-    emu_finding("kernel %s: the launch is refused: %s.", k ? emu_kernel_name(k) : "?", emu_text(why));
+    emu_record r;
+    emu_record_init(&r, EMU_FD_LAUNCH);
+    snprintf(r.kernel, sizeof r.kernel, "%s", k ? emu_kernel_name(k) : "?");
+    snprintf(r.text, sizeof r.text, emu_text("the launch is refused: %s."), emu_text(why));
+    emu_finding_record(&r);
     out->error = error;
 }
 
@@ -60,18 +64,19 @@ static void release_barrier(emu_ctx *x, int id)
     /* A barrier for all threads (no count) that some never reach: they returned before it. */
     int for_all = id < 0 || !x->bar_expected[id];
     if (exited_threads && any && for_all && emu_diag_first(EMU_FD_BAR_EXITED)) {
-        char where[800], who[400];
+        char who[400];
+        emu_record r;
         const emu_insn *bar = &any->frames[any->nframes - 1].f->code[any->bar_pc];
-        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), bar->loc, where, sizeof where);
+        emu_where(x, (emu_warp *)any, __builtin_ctz(any->live), bar->loc, EMU_FD_BAR_EXITED, &r);
         exited_text(x, who, sizeof who);
-        emu_diag_report(EMU_FD_BAR_EXITED, "%s: %s is reached by %d of the %d threads of the block; the "
+        emu_diag_report(&r, "%s is reached by %d of the %d threads of the block; the "
                         "other %d (%s) finished without reaching it: they returned before it, or it sits in a branch "
                         "or a loop that they skip. A barrier does not wait for threads that have finished, so "
                         "whatever the others expect from them after it (the shared memory they were to store, their "
                         "part of the tree) is missing, and a __syncthreads() that not every thread reaches is "
                         "undefined behaviour. Guard the work with an if (such as if (i < n)) instead of returning, "
                         "and keep barriers out of conditions that not every thread shares.",
-                        where, emu_barrier_name(bar), threads - exited_threads, threads, exited_threads, who);
+                        emu_barrier_name(bar), threads - exited_threads, threads, exited_threads, who);
     }
     emu_flush_pending(x);
     x->interval = ++x->interval_top;
@@ -284,6 +289,7 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
     const char *seed = getenv("EMU_SEED");
     x->seed = seed ? (unsigned)strtoul(seed, NULL, 10) : 12345u;
 
+    x->trace = emu_trace_launch(x);
     emu_diag_begin();
     if (cluster_size > 1 || c->cooperative) {
         emu_group_launch(x, shuffle);   /* blocks that run together */
@@ -307,6 +313,7 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
         free(x->shared);
     }
     emu_race_end(x);
+    if (x->trace) emu_trace_end(x);
     emu_diag_end(f->pretty);
     if (x->executed >= x->budget || x->endless) emu_diag_endless_record(f->name);
     fflush(stdout);

@@ -15,8 +15,9 @@ static const char *const acc_name[] = { N_("read"), N_("write"), N_("atomic") };
 static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc)
 {
     if (!emu_diag_first(EMU_FD_OOB_GLOBAL)) { emu_fatal(x, 700); return; }
-    char where[800], what[1200];
-    emu_where(x, w, l, in->loc, where, sizeof where);
+    char what[1200];
+    emu_record r;
+    emu_where(x, w, l, in->loc, EMU_FD_OOB_GLOBAL, &r);
     emu_alloc *a;
     if (addr < 65536) {
         snprintf(what, sizeof what, emu_text("address 0x%llx is a null (or nearly null) pointer"), (unsigned long long)addr);
@@ -47,8 +48,8 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
                                                  "variables)"),
                      (unsigned long long)addr);
     }
-    emu_diag_report(EMU_FD_OOB_GLOBAL, "%s: an out-of-bounds global memory %s of %u bytes: %s. The launch fails with "
-                    "cudaErrorIllegalAddress.", where, emu_text(acc_name[acc]), n, what);
+    emu_diag_report(&r, "an out-of-bounds global memory %s of %u bytes: %s. The launch fails with "
+                    "cudaErrorIllegalAddress.", emu_text(acc_name[acc]), n, what);
     emu_fatal(x, 700);
 }
 
@@ -64,8 +65,9 @@ static void tag_name(emu_ctx *x, uint32_t tag, char *buf, size_t len)
 static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t tag, int64_t rel, unsigned n, int acc)
 {
     if (emu_diag_first(EMU_FD_OOB_SHARED)) {
-        char where[800], name[200], what[1200];
-        emu_where(x, w, l, in->loc, where, sizeof where);
+        char name[200], what[1200];
+        emu_record r;
+        emu_where(x, w, l, in->loc, EMU_FD_OOB_SHARED, &r);
         tag_name(x, tag, name, sizeof name);
         const emu_stag *st = tag >= 1 && tag <= x->nstags ? &x->stags[tag] : NULL;
         long long index = rel >= 0 ? rel / n : -((-rel + n - 1) / n);
@@ -80,8 +82,9 @@ static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint3
         else
             snprintf(what, sizeof what, emu_text("%s[%lld], but %s is declared with %u bytes: %u elements of %u bytes"),
                      name, index, name, st->size, st->size / n, n);
-        emu_diag_report(EMU_FD_OOB_SHARED, "%s: an out-of-bounds shared memory %s of %u bytes: %s. The launch fails "
-                        "with cudaErrorIllegalAddress.", where, emu_text(acc_name[acc]), n, what);
+        if (st && (tag == EMU_SHARED_DYN_TAG || st->size)) snprintf(r.array, sizeof r.array, "%.63s", name);
+        emu_diag_report(&r, "an out-of-bounds shared memory %s of %u bytes: %s. The launch fails "
+                        "with cudaErrorIllegalAddress.", emu_text(acc_name[acc]), n, what);
     }
     emu_fatal(x, 700);
 }
@@ -89,11 +92,11 @@ static void shared_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint3
 static void local_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t off, unsigned n, int acc)
 {
     if (emu_diag_first(EMU_FD_OOB_LOCAL)) {
-        char where[800];
-        emu_where(x, w, l, in->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_OOB_LOCAL, "%s: an out-of-bounds local memory %s of %u bytes at offset %lld (a local array "
+        emu_record r;
+        emu_where(x, w, l, in->loc, EMU_FD_OOB_LOCAL, &r);
+        emu_diag_report(&r, "an out-of-bounds local memory %s of %u bytes at offset %lld (a local array "
                         "indexed out of range?). The launch fails with cudaErrorIllegalAddress.",
-                        where, emu_text(acc_name[acc]), n, (long long)(int64_t)off);
+                        emu_text(acc_name[acc]), n, (long long)(int64_t)off);
     }
     emu_fatal(x, 700);
 }
@@ -101,11 +104,11 @@ static void local_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64
 static void misaligned(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n)
 {
     if (emu_diag_first(EMU_FD_MISALIGNED)) {
-        char where[800];
-        emu_where(x, w, l, in->loc, where, sizeof where);
-        emu_diag_report(EMU_FD_MISALIGNED, "%s: a %u-byte access at address 0x%llx, which is not a multiple of %u "
+        emu_record r;
+        emu_where(x, w, l, in->loc, EMU_FD_MISALIGNED, &r);
+        emu_diag_report(&r, "a %u-byte access at address 0x%llx, which is not a multiple of %u "
                         "(a vector type such as int4 or float4 needs an aligned pointer). The launch fails with "
-                        "cudaErrorMisalignedAddress.", where, n, (unsigned long long)addr, n);
+                        "cudaErrorMisalignedAddress.", n, (unsigned long long)addr, n);
     }
     emu_fatal(x, 716);
 }
@@ -113,11 +116,11 @@ static void misaligned(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
 static void uninit_global(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, const emu_alloc *a)
 {
     if (!emu_diag_first(EMU_FD_UNINIT_GLOBAL)) return;
-    char where[800];
-    emu_where(x, w, l, in->loc, where, sizeof where);
-    emu_diag_report(EMU_FD_UNINIT_GLOBAL, "%s: reads %u bytes at offset %llu of the %zu-byte %s that nothing has "
+    emu_record r;
+    emu_where(x, w, l, in->loc, EMU_FD_UNINIT_GLOBAL, &r);
+    emu_diag_report(&r, "reads %u bytes at offset %llu of the %zu-byte %s that nothing has "
                     "written (no cudaMemcpy, cudaMemset or kernel store): the value is garbage.",
-                    where, n, (unsigned long long)(addr - a->base), a->size, a->what);
+                    n, (unsigned long long)(addr - a->base), a->size, a->what);
 }
 
 /* Whether a global load of nvec elements of sz bytes at offset off of a reads a value that nothing wrote. A
@@ -144,35 +147,36 @@ static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
 {
     int kind = acc == ACC_LOAD ? EMU_FD_GUARD_READ : EMU_FD_GUARD_WRITE;
     if (!emu_diag_first(kind)) return;
-    char where[800];
-    emu_where(x, w, l, in->loc, where, sizeof where);
+    emu_record r;
+    emu_where(x, w, l, in->loc, kind, &r);
+    snprintf(r.array, sizeof r.array, "%s", a->guard_name);
     int64_t rel = (int64_t)(addr - a->open_lo), elem = (int64_t)a->guard_elem;
     int64_t index = rel >= 0 ? rel / elem : -((-rel + elem - 1) / elem);
     uint64_t count = (a->open_hi - a->open_lo) / a->guard_elem;
-    /* TRANSLATORS: what a kernel did to an element outside an array, in "%s: %s %s[%lld], ...". */
+    /* TRANSLATORS: what a kernel did to an element outside an array, in "%s %s[%lld], ...". */
     const char *verb = acc == ACC_LOAD ? emu_text("reads") : acc == ACC_STORE ? emu_text("writes")
                                                                               : emu_text("updates (atomically)");
     if (index < 0 && acc == ACC_LOAD)
-        emu_diag_report(kind, "%s: reads %s[%lld], before the start of %s (a negative index): it reads whatever "
-                        "lies there.", where, a->guard_name, (long long)index, a->guard_name);
+        emu_diag_report(&r, "reads %s[%lld], before the start of %s (a negative index): it reads whatever "
+                        "lies there.", a->guard_name, (long long)index, a->guard_name);
     else if (index < 0)
-        emu_diag_report(kind, "%s: %s %s[%lld], before the start of %s (a negative index).", where, verb,
+        emu_diag_report(&r, "%s %s[%lld], before the start of %s (a negative index).", verb,
                         a->guard_name, (long long)index, a->guard_name);
     else if (acc == ACC_LOAD)
-        emu_diag_report(kind, emu_ntext("%s: reads %s[%lld], but %s has %llu element, so the index is outside [0, "
-                                        "%llu): a GPU reads whatever lies there and adds it in. Is the index checked "
-                                        "against n?",
-                                        "%s: reads %s[%lld], but %s has %llu elements, so the index is outside [0, "
-                                        "%llu): a GPU reads whatever lies there and adds it in. Is the index checked "
-                                        "against n?", count),
-                        where, a->guard_name, (long long)index, a->guard_name, (unsigned long long)count,
+        emu_diag_report(&r, emu_ntext("reads %s[%lld], but %s has %llu element, so the index is outside [0, "
+                                      "%llu): a GPU reads whatever lies there and adds it in. Is the index checked "
+                                      "against n?",
+                                      "reads %s[%lld], but %s has %llu elements, so the index is outside [0, "
+                                      "%llu): a GPU reads whatever lies there and adds it in. Is the index checked "
+                                      "against n?", count),
+                        a->guard_name, (long long)index, a->guard_name, (unsigned long long)count,
                         (unsigned long long)count);
     else
-        emu_diag_report(kind, emu_ntext("%s: %s %s[%lld], but %s has %llu element: the write lands outside the array, "
-                                        "and the slot it was meant for is left as it was.",
-                                        "%s: %s %s[%lld], but %s has %llu elements: the write lands outside the "
-                                        "array, and the slot it was meant for is left as it was.", count),
-                        where, verb, a->guard_name, (long long)index, a->guard_name, (unsigned long long)count);
+        emu_diag_report(&r, emu_ntext("%s %s[%lld], but %s has %llu element: the write lands outside the array, "
+                                      "and the slot it was meant for is left as it was.",
+                                      "%s %s[%lld], but %s has %llu elements: the write lands outside the "
+                                      "array, and the slot it was meant for is left as it was.", count),
+                        verb, a->guard_name, (long long)index, a->guard_name, (unsigned long long)count);
 }
 
 /* ---- Shared memory: never-written words and races -------------------------------------------- */
@@ -199,16 +203,32 @@ void emu_shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len
     snprintf(buf, len, emu_text("byte %u"), off);
 }
 
-/* What a learner should do about a lane reading what another lane of its warp wrote with no barrier between. */
+/* What a learner should do about a lane reading what another lane of its warp wrote with no barrier between:
+ * in warp-synchronous code through volatile shared memory (the classic last-warp unroll), __syncwarp(); in
+ * other code, whichever barrier fits where the two accesses are. */
+static const char emu_msg_warp_fix_volatile[] = N_(
+    "This is warp-synchronous code through volatile shared memory, as in the classic last-warp unroll: since "
+    "Volta the lanes of a warp need not run in lockstep, and volatile orders nothing between them. Put "
+    "__syncwarp() between the steps (or use __shfl_down_sync instead of shared memory).");
 static const char emu_msg_warp_fix[] = N_(
-    "If this is a step of a block-wide tree, a __syncthreads() is missing; if it is warp-synchronous code "
-    "such as the classic volatile last-warp unroll, it needs __syncwarp() since Volta, whose lanes need not "
-    "run in lockstep (or __shfl_down_sync instead of shared memory).");
+    "Put __syncthreads() between them where every thread of the block gets there (as after each step of a "
+    "block-wide tree), __syncwarp() where only this warp's lanes do.");
 
-/* ... and about a read and another lane's write of one word inside one step. */
-static const char emu_msg_step_fix[] = N_(
+/* ... and about a read and another lane's write of one word inside one step: in a volatile last-warp unroll,
+ * the guard its steps lack; elsewhere, the order that makes the read safe. */
+static const char emu_msg_step_fix_volatile[] = N_(
     "Guard the step so that no lane writes what another lane reads in it (if (tid < s) in a last-warp "
     "unroll), or read into a register, __syncwarp(), then write.");
+static const char emu_msg_step_fix[] = N_(
+    "Read into a register, then __syncwarp() (or __syncthreads() where the whole block gets there), then "
+    "write: no lane may write what another lane still reads in the same step.");
+
+/* The array a name such as "sdata[5]" is of, into r. */
+static void array_of(const char *what, emu_record *r)
+{
+    size_t n = strcspn(what, "[ ");
+    if (n && n < sizeof r->array && what[n] != ' ') snprintf(r->array, sizeof r->array, "%.*s", (int)n, what);
+}
 
 
 /* A lane other than l recorded for one of the bytes in bytes (lanes[b] for byte b), or -1. */
@@ -226,6 +246,20 @@ static void thread_text(emu_ctx *x, unsigned warp, int lane, char *buf, size_t l
     if (lane == EMU_SWORD_LANES) { snprintf(buf, len, "%s", emu_text("other threads")); return; }
     thread_of(x, warp, (unsigned)lane, t);
     snprintf(buf, len, emu_text("thread (%u,%u,%u)"), t[0], t[1], t[2]);
+}
+
+/* Starts the record of a race on shared memory at byte off: this access (at_label) and the other one, made
+ * at loc by lane of warp (other_label; EMU_SWORD_LANES: several threads); what receives "sdata[5]", who the
+ * other thread. */
+static void shared_race(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, int kind, int at_label,
+                        int other_label, uint32_t loc, unsigned warp, int lane, emu_record *r, char *what,
+                        size_t whatlen, char *who, size_t wholen)
+{
+    emu_where(x, w, l, in->loc, kind, r);
+    emu_shared_what(x, off, EMU_TSIZE(in->t), what, whatlen);
+    array_of(what, r);
+    if (who) thread_text(x, warp, lane, who, wholen);
+    emu_where_other(x, loc, at_label, other_label, -1, warp, lane == EMU_SWORD_LANES ? -1 : lane, r);
 }
 
 /* A read of never-written bytes: kept until the next barrier (see emu_pending). */
@@ -249,7 +283,7 @@ static void pending_race(emu_ctx *x, uint32_t k)
 }
 
 /* Records lane l's write of bytes of a shadow word (already cleared of an earlier block's records). */
-static void record_write(emu_ctx *x, emu_warp *w, emu_sword *s, unsigned bytes, int l)
+static void record_write(emu_ctx *x, emu_warp *w, emu_sword *s, unsigned bytes, int l, uint32_t loc)
 {
     if (!(s->w_interval == x->interval && s->w_warp == w->id && s->w_wsync == w->wsync)) {
         s->w_bytes = 0;
@@ -261,6 +295,7 @@ static void record_write(emu_ctx *x, emu_warp *w, emu_sword *s, unsigned bytes, 
     s->w_interval = x->interval;
     s->w_warp = (uint16_t)w->id;
     s->w_wsync = w->wsync;
+    s->w_loc = loc;
 }
 
 /* Checks lane l's n-byte access at byte off against the shadow, reports what it finds, then records it.
@@ -268,37 +303,38 @@ static void record_write(emu_ctx *x, emu_warp *w, emu_sword *s, unsigned bytes, 
 static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int acc, int same)
 {
     uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
-    char where[800], what[600], who[200];
+    char what[600], who[200];
     const uint32_t now = x->interval, fresh = x->block_interval;
+    emu_record r;
     /* other blocks touched it, or a strong access that may synchronise with them */
     if (x->dsmem_hot || (x->blocks && (in->flags & EMU_F_VOLATILE))) emu_dsmem_local(x, w, in, l, off, n, acc != ACC_LOAD);
-#define SHARED_WHERE() (emu_where(x, w, l, in->loc, where, sizeof where), \
-                        emu_shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
+#define WARP_FIX emu_text(in->flags & EMU_F_VOLATILE ? emu_msg_warp_fix_volatile : emu_msg_warp_fix)
     for (uint32_t k = w0; k <= w1; k++) {
         emu_sword *s = &x->shadow[k];
         unsigned bytes = emu_word_bytes(k, off, n);
+        uint32_t at = k * 4 > off ? k * 4 : off;   /* the first byte of this word the access touches */
         if (s->w_interval < fresh) { s->written = 0; s->w_bytes = 0; s->w_interval = 0; }   /* an earlier block's */
         if (s->r_interval < fresh) { s->r_bytes = 0; s->r_interval = 0; }
         int w_now = s->w_interval == now, r_now = s->r_interval == now;
         int w_step = w_now && s->w_warp == w->id && s->w_wsync == w->wsync;   /* this warp, since its last barrier */
         if (acc == ACC_LOAD) {
             int wl;
-            if (bytes & ~s->written) pending_read(x, w, in, l, k, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t));
+            if (bytes & ~s->written) pending_read(x, w, in, l, k, at, EMU_TSIZE(in->t));
             if (w_now && s->w_warp != w->id && (bytes & s->w_bytes)) {
                 if (emu_diag_first(EMU_FD_RACE)) {
-                    SHARED_WHERE();
-                    thread_text(x, s->w_warp, s->w_lane[__builtin_ctz(bytes & s->w_bytes)], who, sizeof who);
-                    emu_diag_report(EMU_FD_RACE, "%s: reads shared memory %s that %s of another warp wrote after the "
+                    shared_race(x, w, in, l, at, EMU_FD_RACE, EMU_LABEL_READ, EMU_LABEL_WRITE, s->w_loc, s->w_warp,
+                                s->w_lane[__builtin_ctz(bytes & s->w_bytes)], &r, what, sizeof what, who, sizeof who);
+                    emu_diag_report(&r, "reads shared memory %s that %s of another warp wrote after the "
                                     "last barrier: a race, the result depends on which warp runs first. Missing "
-                                    "__syncthreads() between the write and the read?", where, what, who);
+                                    "__syncthreads() between the write and the read?", what, who);
                 }
             } else if (w_step && (wl = other_lane(s->w_lane, bytes & s->w_bytes, l)) >= 0) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
-                    SHARED_WHERE();
-                    thread_text(x, s->w_warp, wl, who, sizeof who);
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: reads shared memory %s that %s of the same warp wrote, "
+                    shared_race(x, w, in, l, at, EMU_FD_WARP_RACE, EMU_LABEL_READ, EMU_LABEL_WRITE, s->w_loc,
+                                s->w_warp, wl, &r, what, sizeof what, who, sizeof who);
+                    emu_diag_report(&r, "reads shared memory %s that %s of the same warp wrote, "
                                     "with no barrier between them: neither __syncthreads() nor "
-                                    "__syncwarp(). %s", where, what, who, emu_text(emu_msg_warp_fix));
+                                    "__syncwarp(). %s", what, who, WARP_FIX);
                 }
             }
             if (!r_now) {
@@ -306,10 +342,12 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
                 s->r_wsync = w->wsync; memset(s->r_lane, EMU_SWORD_NONE, 4);
             } else if (s->r_warp != w->id) {
                 s->r_multi = 1;
+                s->m_loc = in->loc;
             } else if (s->r_wsync != w->wsync) {
                 s->r_wsync = w->wsync; memset(s->r_lane, EMU_SWORD_NONE, 4);
             }
             s->r_bytes |= (uint8_t)bytes;
+            if (s->r_warp == w->id) s->r_loc = in->loc;
             if (s->r_warp == w->id && s->r_wsync == w->wsync)
                 for (int b = 0; b < 4; b++)
                     if (bytes >> b & 1)
@@ -319,47 +357,51 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
             if (acc == ACC_STORE && w_now && s->w_warp != w->id && (bytes & s->w_bytes)) {
                 race = 1;
                 if (emu_diag_first(EMU_FD_RACE)) {
-                    SHARED_WHERE();
-                    thread_text(x, s->w_warp, s->w_lane[__builtin_ctz(bytes & s->w_bytes)], who, sizeof who);
-                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that %s of another warp also wrote "
+                    shared_race(x, w, in, l, at, EMU_FD_RACE, EMU_LABEL_WRITE, EMU_LABEL_WRITE, s->w_loc, s->w_warp,
+                                s->w_lane[__builtin_ctz(bytes & s->w_bytes)], &r, what, sizeof what, who, sizeof who);
+                    emu_diag_report(&r, "writes shared memory %s that %s of another warp also wrote "
                                     "since the last barrier: a race (which value stays depends on the order the warps "
-                                    "run). Missing __syncthreads()?", where, what, who);
+                                    "run). Missing __syncthreads()?", what, who);
                 }
             } else if (acc == ACC_STORE && r_now && (s->r_multi || s->r_warp != w->id) && (bytes & s->r_bytes)) {
                 race = 1;
                 if (emu_diag_first(EMU_FD_RACE)) {
-                    SHARED_WHERE();
-                    emu_diag_report(EMU_FD_RACE, "%s: writes shared memory %s that a thread of another warp "
+                    /* the reader: the first warp that read, unless that is this one (then another: its line only) */
+                    int first = s->r_warp != w->id, reader = first ? other_lane(s->r_lane, bytes, -1) : -1;
+                    shared_race(x, w, in, l, at, EMU_FD_RACE, EMU_LABEL_WRITE, EMU_LABEL_READ,
+                                first ? s->r_loc : s->m_loc, s->r_warp, reader >= 0 ? reader : EMU_SWORD_LANES, &r,
+                                what, sizeof what, NULL, 0);
+                    emu_diag_report(&r, "writes shared memory %s that a thread of another warp "
                                     "read since the last barrier: a race (the reader may see the old or the new value). "
-                                    "Missing __syncthreads() between the read and this write?", where, what);
+                                    "Missing __syncthreads() between the read and this write?", what);
                 }
             } else if (acc == ACC_STORE && r_now && s->r_warp == w->id && s->r_wsync == w->wsync &&
                        (rl = other_lane(s->r_lane, bytes, l)) >= 0) {
                 /* A lane of this warp read the word since the warp's last barrier, and this lane now writes it. */
                 race = 1;
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
-                    SHARED_WHERE();
-                    thread_text(x, (unsigned)w->id, rl, who, sizeof who);
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp read "
+                    shared_race(x, w, in, l, at, EMU_FD_WARP_RACE, EMU_LABEL_WRITE, EMU_LABEL_READ, s->r_loc,
+                                (unsigned)w->id, rl, &r, what, sizeof what, who, sizeof who);
+                    emu_diag_report(&r, "writes shared memory %s that %s of the same warp read "
                                     "in the same step: a read and another lane's write of one word fall between the "
                                     "same two barriers, so the read may see the old or the new value. %s",
-                                    where, what, who, emu_text(emu_msg_step_fix));
+                                    what, who,
+                                    emu_text(in->flags & EMU_F_VOLATILE ? emu_msg_step_fix_volatile : emu_msg_step_fix));
                 }
             } else if (acc == ACC_STORE && w_step && !same && (wl = other_lane(s->w_lane, bytes & s->w_bytes, l)) >= 0) {
                 if (emu_diag_first(EMU_FD_WARP_RACE)) {
-                    SHARED_WHERE();
-                    thread_text(x, s->w_warp, wl, who, sizeof who);
-                    emu_diag_report(EMU_FD_WARP_RACE, "%s: writes shared memory %s that %s of the same warp wrote "
+                    shared_race(x, w, in, l, at, EMU_FD_WARP_RACE, EMU_LABEL_WRITE, EMU_LABEL_WRITE, s->w_loc,
+                                s->w_warp, wl, &r, what, sizeof what, who, sizeof who);
+                    emu_diag_report(&r, "writes shared memory %s that %s of the same warp wrote "
                                     "with another value, with no barrier between them: neither __syncthreads() nor "
-                                    "__syncwarp(), so which value stays is undefined. %s",
-                                    where, what, who, emu_text(emu_msg_warp_fix));
+                                    "__syncwarp(), so which value stays is undefined. %s", what, who, WARP_FIX);
                 }
             }
             if (race) pending_race(x, k);
-            record_write(x, w, s, bytes, l);
+            record_write(x, w, s, bytes, l, in->loc);
         }
     }
-#undef SHARED_WHERE
+#undef WARP_FIX
 }
 
 /* A shared atomic reads the bytes (they must have been written) and writes them; atomics of several
@@ -372,7 +414,7 @@ static void shared_atomic(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
         unsigned bytes = emu_word_bytes(k, off, n);
         if (s->w_interval < x->block_interval) { s->written = 0; s->w_bytes = 0; }
         if (bytes & ~s->written) pending_read(x, w, in, l, k, off, n);
-        record_write(x, w, s, bytes, l);
+        record_write(x, w, s, bytes, l, in->loc);
     }
 }
 
@@ -383,12 +425,14 @@ void emu_flush_pending(emu_ctx *x)
     for (int i = 0; i < x->npend; i++) {
         const emu_pending *p = &x->pend[i];
         if (!emu_diag_add(EMU_FD_UNINIT_SHARED, p->reads + (i == 0 ? x->pend_more : 0))) continue;
-        char where[800], what[600];
-        emu_where(x, &x->warps[p->warp], p->lane, p->loc, where, sizeof where);
+        char what[600];
+        emu_record r;
+        emu_where(x, &x->warps[p->warp], p->lane, p->loc, EMU_FD_UNINIT_SHARED, &r);
         emu_shared_what(x, p->off, p->size, what, sizeof what);
-        emu_diag_report(EMU_FD_UNINIT_SHARED, "%s: reads shared memory %s that no thread of this block has written: "
+        array_of(what, &r);
+        emu_diag_report(&r, "reads shared memory %s that no thread of this block has written: "
                         "the value is garbage (a missing load into shared memory, or an index past the part that "
-                        "was filled?).", where, what);
+                        "was filled?).", what);
     }
     x->npend = 0;
     x->pend_more = 0;
@@ -403,7 +447,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Distinct 32-byte sectors touched by the lanes' accesses of n bytes each. */
-static uint64_t sectors(const uint64_t *addr, int cnt, unsigned n)
+uint64_t emu_sectors(const uint64_t *addr, int cnt, unsigned n)
 {
     uint64_t sec[128];
     int k = 0;
@@ -419,7 +463,7 @@ static uint64_t sectors(const uint64_t *addr, int cnt, unsigned n)
 
 /* Bank conflicts of one warp-wide shared access (32 banks of 4 bytes; the same word is a broadcast).
  * 8-byte accesses go in two half-warp phases, 16-byte ones in four quarter-warp phases. */
-static uint64_t bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n)
+uint64_t emu_bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n)
 {
     int lanes_per_phase = n <= 4 ? 32 : n == 8 ? 16 : 8;
     uint64_t extra = 0;
@@ -457,27 +501,11 @@ static uint64_t bank_conflicts(const uint32_t *off, const int *lane, int cnt, un
 
 /* ---- Address resolution -------------------------------------------------------------------------- */
 
-/* The byte of the block's shared memory that n bytes at shared address addr start at, when they lie
- * inside the variable the address belongs to (see emu_svar); 0 when they do not. */
-static inline int shared_offset(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *off)
-{
-    uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
-    uint64_t rel = addr - EMU_SHARED_TAG_ADDR(tag);   /* huge when before the start */
-    if (tag < 1 || tag > x->nstags || rel >= x->stags[tag].size || n > x->stags[tag].size - rel) return 0;
-    *off = x->stags[tag].base + (uint32_t)rel;
-    return 1;
-}
-
 /* Where a lane's access of n bytes lands; NULL (after a fatal finding) if nowhere valid. */
 static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
                         int *space_out, uint32_t *soff)
 {
-    int space = in->space;
-    if (space == EMU_SP_GENERIC) {
-        if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) { space = EMU_SP_SHARED; addr -= EMU_SHARED_WINDOW; }
-        else if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) { space = EMU_SP_LOCAL; addr -= EMU_LOCAL_WINDOW; }
-        else space = EMU_SP_GLOBAL;
-    }
+    int space = emu_space_of(in->space, &addr);
     *space_out = space;
     if (addr % n) {
         /* vector and 8-byte accesses need natural alignment */
@@ -486,7 +514,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     }
     if (space == EMU_SP_SHARED) {
         uint32_t off;
-        if (!shared_offset(x, addr, n, &off)) {
+        if (!emu_shared_offset(x, addr, n, &off)) {
             uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
             if (emu_dsmem_tag(x, tag)) {   /* a shared::cluster address: a block of the cluster */
                 int own;
@@ -525,11 +553,11 @@ static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, con
 {
     emu_metrics *met = x->met;
     if (ng) {
-        if (acc == ACC_LOAD) { met->global_load_requests++; met->global_load_sectors += sectors(gaddr, ng, n); }
-        else { met->global_store_requests++; met->global_store_sectors += sectors(gaddr, ng, n); }
+        if (acc == ACC_LOAD) { met->global_load_requests++; met->global_load_sectors += emu_sectors(gaddr, ng, n); }
+        else { met->global_store_requests++; met->global_store_sectors += emu_sectors(gaddr, ng, n); }
     }
     if (ns) {
-        uint64_t c = bank_conflicts(soff, slane, ns, n);
+        uint64_t c = emu_bank_conflicts(soff, slane, ns, n);
         if (acc == ACC_LOAD) { met->shared_load_instructions++; met->shared_load_bank_conflicts += c; }
         else { met->shared_store_instructions++; met->shared_store_bank_conflicts += c; }
     }
@@ -562,7 +590,7 @@ static uint64_t sectors_fast(const uint64_t *addr, int cnt, unsigned n)
 {
     uint64_t diff = 0;
     for (int i = 1; i < cnt; i++) diff |= addr[i] ^ (addr[i - 1] + n);
-    if (diff) return sectors(addr, cnt, n);
+    if (diff) return emu_sectors(addr, cnt, n);
     return ((addr[cnt - 1] + n - 1) >> 5) - (addr[0] >> 5) + 1;
 }
 
@@ -695,7 +723,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             }
         }
         x->met->global_load_requests++;
-        x->met->global_load_sectors += contiguous ? ((hi + n - 1) >> 5) - (lo >> 5) + 1 : sectors(addr, cnt, n);
+        x->met->global_load_sectors += contiguous ? ((hi + n - 1) >> 5) - (lo >> 5) + 1 : emu_sectors(addr, cnt, n);
         return 1;
     }
     if (x->last_full) {
@@ -832,11 +860,11 @@ int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, ui
         uint64_t off = R[in->a + l] + (uint64_t)in->imm;
         if (off > param_bytes || n > param_bytes - off) {
             if (emu_diag_first(EMU_FD_OOB_PARAM)) {
-                char where[800];
-                emu_where(x, w, l, in->loc, where, sizeof where);
-                emu_diag_report(EMU_FD_OOB_PARAM, "%s: a read of %u bytes at offset %lld of the kernel's parameters, "
+                emu_record r;
+                emu_where(x, w, l, in->loc, EMU_FD_OOB_PARAM, &r);
+                emu_diag_report(&r, "a read of %u bytes at offset %lld of the kernel's parameters, "
                                 "which are %u bytes. The launch fails with cudaErrorIllegalAddress.",
-                                where, n, (long long)(int64_t)off, param_bytes);
+                                n, (long long)(int64_t)off, param_bytes);
             }
             emu_fatal(x, 700);
             return 0;
@@ -933,7 +961,7 @@ const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, si
 {
     if (addr - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE) {
         uint32_t off;
-        return shared_offset(x, addr - EMU_SHARED_WINDOW, (unsigned)size, &off) ? x->shared + off : NULL;
+        return emu_shared_offset(x, addr - EMU_SHARED_WINDOW, (unsigned)size, &off) ? x->shared + off : NULL;
     }
     if (addr - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE) return emu_local_ptr(x, w, lane, addr - EMU_LOCAL_WINDOW, size);
     return emu_mem_lookup((uintptr_t)addr, size) ? (const void *)(uintptr_t)addr : NULL;

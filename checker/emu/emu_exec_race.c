@@ -24,6 +24,7 @@ typedef struct emu_gaccess {
     uint32_t block;                /* linear block + 1; 0: none in this launch */
     uint32_t seq;                  /* its place in the launch's order of memory events */
     uint32_t interval, wsync;
+    uint32_t loc;                  /* its line */
     uint16_t warp;
     uint8_t lane, bytes;           /* bytes: those of the word it touched, one bit each */
 } emu_gaccess;
@@ -146,9 +147,9 @@ static int conflicts(emu_ctx *x, emu_warp *w, int l, const emu_gaccess *r, unsig
     return r->block && (r->bytes & bytes) && !ordered(x, w, l, r, strong_here, addr);
 }
 
-static void record(emu_ctx *x, emu_warp *w, int l, emu_gaccess *r, uint32_t seq, unsigned bytes)
+static void record(emu_ctx *x, emu_warp *w, int l, emu_gaccess *r, uint32_t seq, unsigned bytes, uint32_t loc)
 {
-    *r = (emu_gaccess){ x->race.block, seq, x->interval, w->wsync, (uint16_t)w->id, (uint8_t)l, (uint8_t)bytes };
+    *r = (emu_gaccess){ x->race.block, seq, x->interval, w->wsync, loc, (uint16_t)w->id, (uint8_t)l, (uint8_t)bytes };
 }
 
 /* ---- The finding ------------------------------------------------------------------------------------ */
@@ -166,16 +167,23 @@ static void other_text(emu_ctx *x, emu_warp *w, uint32_t block, uint16_t warp, u
                                          : emu_text("thread (%u,%u,%u) of another warp of this block"), tx, ty, tz);
 }
 
+/* kind and other_kind: EMU_RACE_* of this access and of the recorded one, r. */
 static void report(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n,
-                   const char *verb, const char *other_verb, const emu_gaccess *r)
+                   int kind, const char *verb, int other_kind, const char *other_verb, const emu_gaccess *r)
 {
     if (!emu_diag_first(EMU_FD_GLOBAL_RACE)) return;
-    char where[800], what[600], who[300];
-    emu_where(x, w, l, in->loc, where, sizeof where);
+    static const int labels[] = { [EMU_RACE_READ] = EMU_LABEL_READ, [EMU_RACE_WRITE] = EMU_LABEL_WRITE,
+                                  [EMU_RACE_ATOMIC] = EMU_LABEL_ATOMIC };
+    char what[600], who[300];
+    emu_record rec;
+    emu_where(x, w, l, in->loc, EMU_FD_GLOBAL_RACE, &rec);
     emu_global_name(x, a, addr, n, what, sizeof what);
+    size_t name = strcspn(what, "[ ");
+    if (name && what[name] == '[' && name < sizeof rec.array) snprintf(rec.array, sizeof rec.array, "%.*s", (int)name, what);
     other_text(x, w, r->block, r->warp, r->lane, who, sizeof who);
-    emu_diag_report(EMU_FD_GLOBAL_RACE, "%s: %s %s in global memory, which %s %s with nothing ordering the two: a "
-                    "race on global memory, so updates can be lost. %s", where, verb, what, who, other_verb,
+    emu_where_other(x, r->loc, labels[kind], labels[other_kind], (long long)r->block - 1, r->warp, r->lane, &rec);
+    emu_diag_report(&rec, "%s %s in global memory, which %s %s with nothing ordering the two: a "
+                    "race on global memory, so updates can be lost. %s", verb, what, who, other_verb,
                     emu_text(emu_msg_global_fix));
 }
 
@@ -208,15 +216,15 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
          * writes (not with plain reads, so that the plain first read of a compare-and-swap loop, as the
          * CUDA guide writes it, is no race). A plain write of the value already there is no conflict. */
         if (conflicts(x, w, l, &g->plain, bytes, 0, word) && !(kind == EMU_RACE_WRITE && !strong && same))
-            report(x, w, in, l, a, addr, n, verb, emu_text("wrote"), &g->plain);
+            report(x, w, in, l, a, addr, n, kind, verb, EMU_RACE_WRITE, emu_text("wrote"), &g->plain);
         else if (kind == EMU_RACE_WRITE && !strong && conflicts(x, w, l, &g->strong, bytes, 1, word))
-            report(x, w, in, l, a, addr, n, verb, emu_text("updated with an atomic"), &g->strong);
+            report(x, w, in, l, a, addr, n, kind, verb, EMU_RACE_ATOMIC, emu_text("updated with an atomic"), &g->strong);
         else if (kind == EMU_RACE_WRITE && !strong && conflicts(x, w, l, &g->read, bytes, 0, word))
-            report(x, w, in, l, a, addr, n, verb, emu_text("read"), &g->read);
+            report(x, w, in, l, a, addr, n, kind, verb, EMU_RACE_READ, emu_text("read"), &g->read);
         if (kind == EMU_RACE_READ) {
-            if (!strong) record(x, w, l, &g->read, seq, bytes);
+            if (!strong) record(x, w, l, &g->read, seq, bytes, in->loc);
         } else {
-            record(x, w, l, strong ? &g->strong : &g->plain, seq, bytes);
+            record(x, w, l, strong ? &g->strong : &g->plain, seq, bytes, in->loc);
             if (!strong) g->read.block = 0;
         }
     }

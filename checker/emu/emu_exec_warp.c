@@ -18,6 +18,28 @@ static int one_mask(const uint64_t *R, uint32_t slot, uint32_t m)
     return diff == 0;
 }
 
+/* Whether the lanes missing from a warp instruction inside a function of the learner's (its call: r->other)
+ * left the others before that call, so that the call sits in a branch they do not take, rather than in a
+ * branch inside the function. The SIMT stack says where they left: the first entry from the top that holds
+ * them waits there since the branch that made the entry above it; a call entry holds the lanes that made a
+ * call that was not inlined. */
+static int missing_before_call(const emu_ctx *x, const emu_warp *w, uint32_t missing, const emu_record *r)
+{
+    const emu_func *f = emu_top_frame(w)->f;
+    for (int i = w->sp - 1; i >= 0; i--) {
+        const emu_simt *e = &w->stack[i];
+        if (e->kind == EMU_S_CALL) return !(e->mask & missing);
+        if (!(e->mask & missing)) continue;
+        if (w->nframes > 1) return 0;   /* inside the function that was called: they left there */
+        int32_t branch = i + 1 < w->sp ? w->stack[i + 1].from : -1;
+        if (branch < 0 || branch >= f->ncode) return 1;
+        emu_place at, call;
+        emu_loc_places(x->m, f->code[branch].loc, &at, &call);
+        return !(call.line == r->other.line && !strcmp(call.file, r->other.file));
+    }
+    return 1;
+}
+
 /* A warp-synchronous instruction names its member lanes in each lane's slot e: each executing lane must be
  * a member, every live member must execute it too, with the same mask (PTX: the instruction waits for
  * the non-exited threads of the mask; lanes on their way out, emu_lanes_leaving, count as exited).
@@ -37,20 +59,27 @@ int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_
             continue;
         }
         if (emu_diag_first(EMU_FD_MEMBERS)) {
-            char where[800];
-            emu_where(x, w, l, in->loc, where, sizeof where);
-            if (missing)
-                emu_diag_report(EMU_FD_MEMBERS, "%s: %s names lanes 0x%08x as members, but lanes 0x%08x of them do "
+            emu_record r;
+            emu_where(x, w, l, in->loc, EMU_FD_MEMBERS, &r);
+            r.lanes = missing;
+            if (missing && r.other.label == EMU_LABEL_CALL && missing_before_call(x, w, missing, &r))
+                emu_diag_report(&r, "%s names lanes 0x%08x as members, but lanes 0x%08x of them do not call %s "
+                                "here: the call at line %d sits in a branch that they do not take. Undefined "
+                                "behaviour: every member lane must make that call, so take it out of the branch "
+                                "(a lane with nothing to add can pass the identity, 0 for a sum).",
+                                what, members, missing, r.other.func, r.other.line);
+            else if (missing)
+                emu_diag_report(&r, "%s names lanes 0x%08x as members, but lanes 0x%08x of them do "
                                 "not execute it here (they took another branch): undefined behaviour. Call it where "
-                                "every member lane reaches it, or pass __activemask() / a mask of the lanes that do.",
-                                where, what, members, missing);
+                                "every member lane reaches it, or name in the mask only the lanes that do.",
+                                what, members, missing);
             else if (outside)
-                emu_diag_report(EMU_FD_MEMBERS, "%s: lanes 0x%08x execute %s but are not in their member mask "
-                                "0x%08x: undefined behaviour.", where, outside, what, members);
+                emu_diag_report(&r, "lanes 0x%08x execute %s but are not in their member mask "
+                                "0x%08x: undefined behaviour.", outside, what, members);
             else
-                emu_diag_report(EMU_FD_MEMBERS, "%s: %s: lane %d names the members 0x%08x, but its member lane %d "
+                emu_diag_report(&r, "%s: lane %d names the members 0x%08x, but its member lane %d "
                                 "names 0x%08x: lanes that take part together must pass the same mask, or the "
-                                "result is undefined.", where, what, l, members, __builtin_ctz(other),
+                                "result is undefined.", what, l, members, __builtin_ctz(other),
                                 lane_mask(R, in->e, __builtin_ctz(other)));
         }
         return 0;
@@ -61,10 +90,15 @@ int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_
 /* Lane l of a shuffle reads lane j, which does not run this shuffle: its value is undefined. */
 static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int j)
 {
-    if (!emu_diag_first(EMU_FD_SHFL_ABSENT)) return;
     static const char *const names[] = { "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl_sync" };
-    char where[800], why[400];
-    emu_where(x, w, l, in->loc, where, sizeof where);
+    char why[400];
+    emu_record r;
+    emu_where(x, w, l, in->loc, EMU_FD_SHFL_ABSENT, &r);
+    /* Lane j never made the call of the learner's function this shuffle is in: the members' finding says so,
+     * and that the call is what to move (this one's advice, a source lane inside the branch, would not fit). */
+    if (r.other.label == EMU_LABEL_CALL && (w->live >> j & 1) && missing_before_call(x, w, 1u << j, &r)) return;
+    if (!emu_diag_first(EMU_FD_SHFL_ABSENT)) return;
+    r.lanes = 1u << j;
     if (!(w->exists >> j & 1))
         snprintf(why, sizeof why, emu_text("there is no thread in lane %d: the block has %u threads"), j, x->nthreads);
     else if (!(w->live >> j & 1))
@@ -74,16 +108,18 @@ static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int 
                                            "early, or left a loop that this lane still runs)"), j);
     else
         snprintf(why, sizeof why, emu_text("the thread in lane %d is not running this line (it took another branch)"), j);
-    emu_diag_report(EMU_FD_SHFL_ABSENT, "%s: %s (shfl.sync) in lane %d reads the value of lane %d, but %s: the value "
+    emu_diag_report(&r, "%s (shfl.sync) in lane %d reads the value of lane %d, but %s: the value "
                     "it gets is undefined. Only read from lanes that run the shuffle with it (a source lane "
                     "within the block and the branch, e.g. lane + offset < blockDim.x).",
-                    where, names[in->mod & 3], l, j, why);
+                    names[in->mod & 3], l, j, why);
 }
 
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask)
 {
     (void)mask;
-    emu_check_members(x, w, in, R, m, "__shfl_*_sync (shfl.sync)");
+    static const char *const what[] = { "__shfl_up_sync (shfl.sync)", "__shfl_down_sync (shfl.sync)",
+                                        "__shfl_xor_sync (shfl.sync)", "__shfl_sync (shfl.sync)" };
+    emu_check_members(x, w, in, R, m, what[in->mod & 3]);
     uint32_t src[32];
     for (int l = 0; l < 32; l++) src[l] = (uint32_t)R[in->a + l];   /* d may be a */
     uint32_t pbits = 0;
@@ -105,17 +141,8 @@ void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t
     }
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint32_t b = (uint32_t)R[in->b + l] & 31, c = (uint32_t)R[in->c + l];
-        uint32_t segmask = (c >> 8) & 31, cval = c & 31;
-        int maxl = (int)((l & segmask) | (cval & ~segmask)), minl = (int)(l & segmask);
-        int j, ok;
-        switch (in->mod) {
-        case EMU_SH_UP: j = l - (int)b; ok = j >= maxl; break;
-        case EMU_SH_DOWN: j = l + (int)b; ok = j <= maxl; break;
-        case EMU_SH_BFLY: j = l ^ (int)b; ok = j <= maxl; break;
-        default: j = minl | (int)(b & ~segmask); ok = j <= maxl; break;
-        }
-        if (!ok || j < 0 || j > 31) j = l;
+        int j = emu_shfl_lane(in->mod, l, (uint32_t)R[in->b + l], (uint32_t)R[in->c + l]), ok = j >= 0;
+        if (!ok) j = l;
         else if (!(m >> j & 1)) { shfl_absent(x, w, in, l, j); j = l; }
         R[in->d + l] = src[j];
         pbits |= (uint32_t)ok << l;

@@ -1,4 +1,4 @@
-/* emu_findings.c - the emulator's diagnoses and metrics: printed once each, kept for the harness. */
+/* emu_findings.c - the emulator's findings (records, emu_record.h) and metrics: printed once each, kept for the harness. */
 #define _POSIX_C_SOURCE 200809L  /* pthread mutexes */
 #include <pthread.h>
 #include <stdarg.h>
@@ -8,18 +8,17 @@
 
 #include "emu_rt.h"
 
-#define EMU_FINDING_MAX_LEN   4096  /* longer texts are cut */
-#define EMU_FINDINGS_KEPT     100   /* distinct findings kept between two emu_findings_take calls */
+#define EMU_FINDINGS_KEPT     100   /* distinct findings kept between two takes */
 #define EMU_FINDINGS_PRINTED  50    /* distinct findings printed in a whole run */
-#define EMU_SEEN_SLOTS        4096  /* remembered texts, for "print each one once" */
+#define EMU_SEEN_SLOTS        4096  /* remembered findings, for "print each one once" */
 
 static const char emu_msg_too_many[] =
     N_("emulator: more findings follow; only the first %d distinct ones are printed\n");
 
-static uint64_t emu_seen[EMU_SEEN_SLOTS];  /* hashes of printed texts; 0 = empty slot */
+static uint64_t emu_seen[EMU_SEEN_SLOTS];  /* hashes of printed findings; 0 = empty slot */
 static int emu_printed;
 
-static char *emu_kept[EMU_FINDINGS_KEPT];
+static emu_record emu_kept[EMU_FINDINGS_KEPT];
 static uint64_t emu_kept_hash[EMU_FINDINGS_KEPT];
 static int emu_nkept;
 
@@ -28,10 +27,21 @@ static emu_metrics emu_metrics_sum;
 /* The engine may report from several threads at once; findings are rare, so one lock is cheap. */
 static pthread_mutex_t emu_findings_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t emu_hash(const char *s)
+static uint64_t emu_hash(const char *s, uint64_t h)
 {
-    uint64_t h = 1469598103934665603ull;  /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;   /* FNV-1a */
+    return h;
+}
+
+/* Which finding a record is: its kind, places, kernel, thread and words (not its count, which a launch's
+ * end adds to it). */
+static uint64_t record_hash(const emu_record *r)
+{
+    char line[sizeof r->text + 1024];
+    emu_record copy = *r;
+    copy.count = 0;
+    emu_record_encode(&copy, EMU_ENCODE_ALL, line, sizeof line);
+    uint64_t h = emu_hash(line, 1469598103934665603ull);
     return h ? h : 1;
 }
 
@@ -53,70 +63,89 @@ static int emu_quiet(void)
     return q && *q && strcmp(q, "0") != 0;
 }
 
-/* Prints shown unless text was printed before; keeps text for the next emu_findings_take. */
-static void emu_record(const char *text, const char *shown, uint64_t h)
+/* The record's words as the emulator prints them: no kind (the text says it), the second place after. */
+static void emu_words(const emu_record *r, char *buf, size_t len)
 {
+    char second[800];
+    emu_record_words(r, 0, buf, len, second, sizeof second);
+    size_t n = strlen(buf);
+    if (second[0] && n + 1 < len) snprintf(buf + n, len - n, "\n%s", second);
+}
+
+void emu_finding_record(const emu_record *r)
+{
+    uint64_t h = record_hash(r);
+    pthread_mutex_lock(&emu_findings_lock);
     if (!emu_seen_before(h) && !emu_quiet()) {
-        if (emu_printed < EMU_FINDINGS_PRINTED) fprintf(stderr, "emulator: %s\n", shown);
+        char words[sizeof r->text + 2048];
+        emu_words(r, words, sizeof words);
+        if (emu_printed < EMU_FINDINGS_PRINTED) fprintf(stderr, "emulator: %s\n", words);
         else if (emu_printed == EMU_FINDINGS_PRINTED) fprintf(stderr, emu_text(emu_msg_too_many), EMU_FINDINGS_PRINTED);
         emu_printed++;
     }
     /* Kept once per take, so a harness that takes after each test sees a repeat in a later test. */
-    for (int i = 0; i < emu_nkept; i++)
-        if (emu_kept_hash[i] == h) return;
-    if (emu_nkept == EMU_FINDINGS_KEPT) return;
-    char *copy = malloc(strlen(text) + 1);
-    if (!copy) return;
-    strcpy(copy, text);
-    emu_kept[emu_nkept] = copy;
-    emu_kept_hash[emu_nkept++] = h;
+    int kept = 0;
+    for (int i = 0; i < emu_nkept && !kept; i++) kept = emu_kept_hash[i] == h;
+    if (!kept && emu_nkept < EMU_FINDINGS_KEPT) {
+        emu_kept[emu_nkept] = *r;
+        emu_kept_hash[emu_nkept++] = h;
+    }
+    pthread_mutex_unlock(&emu_findings_lock);
 }
 
 void emu_finding(const char *fmt, ...)
 {
-    char text[EMU_FINDING_MAX_LEN];
+    emu_record r;
+    emu_record_init(&r, EMU_FD_RUNTIME);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, emu_text(fmt), ap);
+    vsnprintf(r.text, sizeof r.text, emu_text(fmt), ap);
     va_end(ap);
-    uint64_t h = emu_hash(text);
-    pthread_mutex_lock(&emu_findings_lock);
-    emu_record(text, text, h);
-    pthread_mutex_unlock(&emu_findings_lock);
+    emu_finding_record(&r);
 }
 
-void emu_finding_tagged(const char *kind, const char *where, const char *fmt, ...)
+void emu_finding_count(int kind, const emu_place *at, unsigned long count)
 {
-    char body[EMU_FINDING_MAX_LEN], text[EMU_FINDING_MAX_LEN + 600], shown[EMU_FINDING_MAX_LEN + 600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(body, sizeof body, emu_text(fmt), ap);
-    va_end(ap);
-    for (char *c = body; *c; c++) if (*c == '\n') *c = ' ';   /* one line each: the harness splits on lines */
-    int placed = where && *where;
-    snprintf(text, sizeof text, "[%s%s%s] %s", kind, placed ? " at " : "", placed ? where : "", body);
-    snprintf(shown, sizeof shown, "%s%s%s", placed ? where : "", placed ? ": " : "", body);
-    uint64_t h = emu_hash(text);
     pthread_mutex_lock(&emu_findings_lock);
-    emu_record(text, shown, h);
+    emu_record *found = NULL;
+    for (int i = emu_nkept - 1; i >= 0 && !found; i--)
+        if (emu_kept[i].kind == kind && emu_kept[i].at.line == at->line && !strcmp(emu_kept[i].at.file, at->file))
+            found = &emu_kept[i];
+    if (found && found->count <= 1) found->count = count;
     pthread_mutex_unlock(&emu_findings_lock);
+    if (emu_quiet()) return;
+    char where[300];
+    emu_place_text(at, where, sizeof where);
+    fprintf(stderr, "emulator: %s%s", where, where[0] ? ": " : "");
+    fprintf(stderr, emu_ntext("It happened %lu time in this launch; only the first is described.",
+                              "It happened %lu times in this launch; only the first is described.", count),
+            count);
+    fputc('\n', stderr);
+}
+
+emu_record *emu_records_take(int *count)
+{
+    pthread_mutex_lock(&emu_findings_lock);
+    emu_record *out = emu_nkept ? malloc((size_t)emu_nkept * sizeof *out) : NULL;
+    *count = out ? emu_nkept : 0;
+    if (out) memcpy(out, emu_kept, (size_t)emu_nkept * sizeof *out);
+    emu_nkept = 0;
+    pthread_mutex_unlock(&emu_findings_lock);
+    return out;
 }
 
 int emu_findings_take(char *buf, size_t len)
 {
-    pthread_mutex_lock(&emu_findings_lock);
+    int count;
+    emu_record *r = emu_records_take(&count);
     size_t used = 0;
     if (buf && len) buf[0] = '\0';
-    for (int i = 0; i < emu_nkept; i++) {
-        if (buf && len) {
-            int n = snprintf(buf + used, len - used, "%s%s", i ? "\n" : "", emu_kept[i]);
-            if (n > 0) used += (size_t)n < len - used ? (size_t)n : len - used - 1;
-        }
-        free(emu_kept[i]);
+    for (int i = 0; i < count && buf && used + 1 < len; i++) {
+        if (i) buf[used++] = '\n', buf[used] = '\0';
+        emu_words(&r[i], buf + used, len - used);
+        used += strlen(buf + used);
     }
-    int count = emu_nkept;
-    emu_nkept = 0;
-    pthread_mutex_unlock(&emu_findings_lock);
+    free(r);
     return count;
 }
 

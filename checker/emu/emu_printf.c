@@ -24,21 +24,18 @@ static int arg(emu_ctx *x, emu_warp *w, int lane, uint64_t args, size_t *off, si
 static void not_on_gpu(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, const char *conversion, int hh)
 {
     if (!emu_diag_first(EMU_FD_PRINTF_FORMAT)) return;
-    char where[800];
-    emu_where(x, w, lane, loc, where, sizeof where);
-    /* TRANSLATORS: every finding's format starts with "%s: " (where it happened, then the kernel, block
-       and thread): keep it at the front. */
+    emu_record r;
+    emu_where(x, w, lane, loc, EMU_FD_PRINTF_FORMAT, &r);
     /* xgettext:c-format */
-    const char *hh_text = N_("%s: printf's %s prints something else on a GPU, whose printf has no size hh: it "
+    const char *hh_text = N_("printf's %s prints something else on a GPU, whose printf has no size hh: it "
                              "prints other bytes in its place, and the values after it come out wrong. Leave "
                              "out the hh (a char is passed as an int anyway).");
-    /* TRANSLATORS: the same "%s: " at the front. */
     /* xgettext:c-format */
-    const char *star_text = N_("%s: printf's %s takes its precision from an argument (.*), which the GPU's "
+    const char *star_text = N_("printf's %s takes its precision from an argument (.*), which the GPU's "
                                "printf does not do: it prints other text in its place, and the values after it "
                                "come out wrong. Write the precision into the format instead (%%.2f, not "
                                "%%.*f).");
-    emu_diag_report(EMU_FD_PRINTF_FORMAT, hh ? hh_text : star_text, where, conversion);
+    emu_diag_report(&r, hh ? hh_text : star_text, conversion);
 }
 
 void emu_vprintf(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, uint64_t fmt, uint64_t args)

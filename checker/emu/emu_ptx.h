@@ -227,8 +227,10 @@ typedef struct emu_svar { char *name; uint32_t off, size, tag; } emu_svar;
 #define EMU_SHARED_DYN_TAG   1u
 #define EMU_SHARED_TAG_ADDR(tag) (((uint32_t)(tag) << EMU_SHARED_TAG_SHIFT) | (1u << (EMU_SHARED_TAG_SHIFT - 1)))
 
-/* A source location (from .loc); parent is the location it was inlined at, or -1. */
-typedef struct emu_loc { int file, line, parent; } emu_loc;
+/* A source location (from .loc); parent is the location it was inlined at, or -1; func is the function the
+ * location's code belongs to when it was inlined (function_name $L__info_stringN: N, an index into the
+ * module's fnames), or -1. */
+typedef struct emu_loc { int file, line, parent, func; } emu_loc;
 
 typedef struct emu_func {
     struct emu_module *mod;
@@ -267,6 +269,7 @@ struct emu_module {
     emu_gvar *gvars; int ngvars, capgvars;
     emu_loc *locs; int nlocs, caplocs;
     char **files; int nfiles;           /* indexed by the .file number */
+    char **fnames; int nfnames;         /* .debug_str's $L__info_stringN, demangled, indexed by N (or NULL) */
     uint32_t mod_shared;                /* module-scope and .func-scope .shared bytes */
     emu_svar *svars; int nsvars, capsvars;   /* the variables in those bytes */
     char *dyn_name;                     /* the extern unsized .shared array (dynamic shared memory), if any */
@@ -282,10 +285,15 @@ void emu_ptx_cfg(emu_func *f);
 const uint8_t *emu_ptx_leaving(const emu_func *f);
 
 /* Diagnostics (emu_diag.c). */
+/* "file:line" of location loc in the learner's code, "(in header:line)" after it inside a toolkit header. */
 const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t len);
-/* "file:line" of the loop made of f's instructions first..last (a back edge's target and source): the
- * line of its for, while or do in the learner's file. */
-const char *emu_loop_text(const emu_module *m, const emu_func *f, int first, int last, char *buf, size_t len);
+/* The places of location loc in the learner's code (emu_record.h): at, the innermost line of the learner's
+ * (following inlined_at out of the toolkit's headers); call, when that line lies in a function of the
+ * learner's that was inlined, the line that calls it (call->line 0 when there is none). */
+void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place *call);
+/* The place of the loop made of f's instructions first..last (a back edge's target and source): the line of
+ * its for, while or do in the learner's file (line 0 when unknown). */
+void emu_loop_place(const emu_module *m, const emu_func *f, int first, int last, emu_place *at);
 char *emu_demangle(const char *mangled);
 /* The name of kernel f's parameter index (from 0) as the learner's file declares it ("d_out"): 0 (and
  * an empty buf) when the file cannot be read or its declaration not found. */

@@ -104,6 +104,42 @@ static int tok_is(emu_parser *p, int i, const char *w)
 
 static int word_is(const char *s, int n, const char *w) { return n == (int)strlen(w) && !memcmp(s, w, (size_t)n); }
 
+/* The function names of .debug_str ("$L__info_string0:" then ".b8 95,90,...,0"), which .loc lines name as
+ * function_name: each demangled into m->fnames at its number. Only names are wanted: other strings of the
+ * section are stored too, and never asked for. */
+static void debug_strings(emu_module *m, const char *s, const char *end)
+{
+    static const char label[] = "$L__info_string";
+    for (const char *at = s; at + sizeof label < end; at++) {
+        if (memcmp(at, label, sizeof label - 1)) continue;
+        char *e;
+        long k = strtol(at + sizeof label - 1, &e, 10);
+        at = e - 1;
+        if (k < 0 || k >= 100000 || *e != ':') continue;
+        char name[512];
+        size_t n = 0;
+        /* the bytes: numbers after .b8, up to the terminating 0 */
+        for (const char *c = e + 1; c < end && *c != '$' && n + 1 < sizeof name;) {
+            if (*c == '.') { while (c < end && !isspace((unsigned char)*c)) c++; continue; }   /* .b8 */
+            if (!isdigit((unsigned char)*c)) { c++; continue; }
+            long b = strtol(c, &e, 10);
+            c = e;
+            if (b == 0) break;
+            name[n++] = (char)b;
+        }
+        name[n] = 0;
+        if (k >= m->nfnames) {
+            char **grown = realloc(m->fnames, (size_t)(k + 1) * sizeof *m->fnames);
+            if (!grown) abort();
+            for (long j = m->nfnames; j <= k; j++) grown[j] = NULL;
+            m->fnames = grown;
+            m->nfnames = (int)k + 1;
+        }
+        free(m->fnames[k]);
+        m->fnames[k] = emu_demangle(name);
+    }
+}
+
 /* Read the next statement into tok[]: up to ';' (excluded), a label "x:", a lone brace, a line
  * directive (.loc .file .version ...), or a declaration up to the '{' that opens its body. */
 static int read_statement(emu_parser *p)
@@ -120,13 +156,18 @@ static int read_statement(emu_parser *p)
         if (p->ntok == 0) {
             if (*s == '{' || *s == '}') { push_tok(p, s, 1); return 1; }
             if (word_is(s, n, ".section")) {   /* debug sections: skip the whole braced block */
+                skip_ws(p, 1);
+                const char *name;
+                int names = lex(p, &name) && word_is(name, (int)(p->cur - name), ".debug_str");
+                const char *open = p->cur;
                 int d = 0;
                 while (p->cur < p->end) {
                     char c = *p->cur++;
                     if (c == '\n') p->line++;
-                    else if (c == '{') d++;
+                    else if (c == '{') { if (!d) open = p->cur; d++; }
                     else if (c == '}' && --d <= 0) break;
                 }
+                if (names) debug_strings(p->m, open, p->cur);
                 continue;
             }
             if (word_is(s, n, ".loc") || word_is(s, n, ".file") || word_is(s, n, ".version") ||
@@ -467,14 +508,22 @@ static void loc_directive(emu_parser *p)
         if (parent < 0) {   /* the call site was never a .loc of its own: make it one */
             emu_module *m = p->m;
             GROW(m->locs, m->nlocs, m->caplocs);
-            m->locs[m->nlocs] = (emu_loc){ (int)w[0], (int)w[1], -1 };
+            m->locs[m->nlocs] = (emu_loc){ (int)w[0], (int)w[1], -1, -1 };
             parent = m->nlocs++;
         }
         break;
     }
+    /* function_name $L__info_stringN: the function an inlined location belongs to (its name is in .debug_str) */
+    int func = -1;
+    for (int i = 1; i + 1 < p->ntok; i++)
+        if (tok_is(p, i, "function_name") && p->toklen[i + 1] > 15 && !memcmp(p->tok[i + 1], "$L__info_string", 15)) {
+            uint64_t k;
+            if (parse_uint(p->tok[i + 1] + 15, p->toklen[i + 1] - 15, &k) && k < 100000) func = (int)k;
+            break;
+        }
     emu_module *m = p->m;
     GROW(m->locs, m->nlocs, m->caplocs);
-    m->locs[m->nlocs] = (emu_loc){ (int)v[0], (int)v[1], parent };
+    m->locs[m->nlocs] = (emu_loc){ (int)v[0], (int)v[1], parent, func };
     p->loc = (uint32_t)m->nlocs++;
     if (p->nrecent == 64) { memmove(p->recent, p->recent + 1, 63 * sizeof p->recent[0]); p->nrecent--; }
     p->recent[p->nrecent].file = (int)v[0]; p->recent[p->nrecent].line = (int)v[1];
@@ -697,6 +746,8 @@ void emu_module_free(emu_module *m)
     for (int i = 0; i < m->nsvars; i++) free(m->svars[i].name);
     free(m->svars); free(m->dyn_name);
     for (int i = 0; i < m->nfiles; i++) free(m->files[i]);
+    for (int i = 0; i < m->nfnames; i++) free(m->fnames[i]);
+    free(m->fnames);
     free(m->files); free(m->funcs); free(m->gvars); free(m->locs);
     free(m);
 }
@@ -716,7 +767,7 @@ emu_module *emu_module_load(const char *ptx, size_t len, char *err, size_t errle
     p->m = m;
     /* location 0: unknown */
     GROW(m->locs, m->nlocs, m->caplocs);
-    m->locs[m->nlocs++] = (emu_loc){ 0, 0, -1 };
+    m->locs[m->nlocs++] = (emu_loc){ 0, 0, -1, -1 };
     while (!p->failed && read_statement(p)) {
         if (p->ntok == 0) continue;
         if (tok_is(p, 0, ".file")) {

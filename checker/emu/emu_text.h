@@ -1,9 +1,9 @@
 /* emu_text.h - the emulator's messages in the learner's language. Every message is a named constant or a
- * literal marked for extraction (N_, emu_text, emu_ntext, or an argument of emu_finding, emu_finding_tagged,
- * emu_diag_report or emu_ptx_fail, which translate their format). They are translated through the course's
- * catalog (GNU gettext, domain "course": checker/i18n) when the program has bound it, as the harness does;
- * any other program (the emulator's own tests, a plain CUDA program) gets the English text. The kinds of
- * finding (emu_diag.c) stay English in the tags the harness reads: it translates them when it prints. */
+ * literal marked for extraction (N_, emu_text, emu_ntext, or an argument of emu_finding, emu_diag_report or
+ * emu_ptx_fail, which translate their format). They are translated through the course's catalog (GNU
+ * gettext, domain "course": checker/i18n) when the program has bound it, as the harness does; any other
+ * program (the emulator's own tests, a plain CUDA program) gets the English text. The kinds of finding
+ * (emu_record.c) stay English in the records: the report translates them when it makes the words. */
 #ifndef EMU_TEXT_H
 #define EMU_TEXT_H
 

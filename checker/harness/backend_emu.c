@@ -2,9 +2,9 @@
 #include "harness.h"
 #include "../emu/emu.h"
 
-int backend_take_findings(char *buf, size_t len)
+emu_record *backend_take_findings(int *count)
 {
-    return emu_findings_take(buf, len);
+    return emu_records_take(count);
 }
 
 int backend_is_emulator(void) { return 1; }

@@ -147,9 +147,15 @@ typedef struct harness_result {
 
 /* Starts a report: nothing shown yet. */
 void report_begin(int use_colour);
+/* The report will show count tests (report_test for those that run): a later failure then says in full only
+ * what leaves room for the tests still to come on one screen. */
+void report_expect_tests(int count);
 /* Prints one test's lines: the ✓ or ✗ line and, for a failure, its message as the learner reads it. */
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset);
+/* A failure's message as text for a file (TAP, XML): its lines with each finding in words, malloc'ed; *tools
+ * receives one "finding: ..." line per finding (emu_record.h, EMU_ENCODE_TOOLS), malloc'ed too. */
+char *report_plain(const char *msg, char **tools);
 void harness_write_tap(const char *path, const harness_result *r, int count);
 void harness_write_xml(const char *path, const char *suite, const harness_result *r, int count, double seconds);
 
@@ -173,8 +179,12 @@ void harness_budget_for(size_t n);
 /* The backend the tests run on: "GPU (NVIDIA H100 80GB HBM3)" or "emulator on CPU"; NULL when neither. */
 const char *harness_backend(void);
 
-/* The backend's findings since the last call (the emulator's diagnostics; none on a GPU). */
-int backend_take_findings(char *buf, size_t len);
+/* The backend's findings since the last call (the emulator's diagnostics, as records: emu_record.h; none on a
+ * GPU): a malloc'ed array of *count records, NULL when there are none. */
+emu_record *backend_take_findings(int *count);
+/* The same, as lines for a failure's message (one encoded record each, which the report turns into words):
+ * how many findings there were. Guard findings wait for the test's own check, as after a launch. */
+int harness_findings_lines(char *buf, size_t len);
 int backend_is_emulator(void);
 /* Tells the backend that only [base, base + bytes) of base's allocation is the array called name: the
  * emulator reports every access of a kernel to the rest (the guards). Nothing on a GPU. */

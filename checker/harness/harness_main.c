@@ -177,8 +177,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
      * come near that. */
     check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
-    const char *no_colour = getenv("NO_COLOR");
-    int tty = isatty(STDOUT_FILENO);
+    const char *no_colour = getenv("NO_COLOR"), *colour = getenv("COURSE_COLOR");
+    /* COURSE_COLOR=1: the report goes to a file that a terminal shows later (grade.sh's second opinion). */
+    int tty = isatty(STDOUT_FILENO) || (colour && !strcmp(colour, "1"));
     use_colour = tty && !(no_colour && *no_colour);
     uint64_t seed = harness_seed();
     const char *backend = harness_backend();
@@ -217,8 +218,13 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     harness_capture_names(ex->tests);
     report_begin(use_colour);
 
-    int count = 0;
-    for (const harness_test *t = ex->tests; t->name; t++) count++;
+    int count = 0, listed_ahead = 0;
+    for (const harness_test *t = ex->tests; t->name; t++) {
+        count++;
+        listed_ahead += (!opt.only || strstr(t->name, opt.only) || strstr(_(t->name), opt.only)) &&
+                        !not_run_because(t, backend);   /* the tests report_test will show */
+    }
+    report_expect_tests(listed_ahead);
     harness_result *results = calloc((size_t)count + 1, sizeof *results);
     if (!results) return 2;
     int ran = 0, failed = 0, skipped = 0, agreed = 0, all_unwritten = 1, listed = 0, timed_out = 0;
@@ -271,7 +277,8 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (r->outcome != HARNESS_PASSED) {
             failed++;
             /* Untouched: every failure is an output never written, and the emulator saw nothing. */
-            if ((!strstr(r->message, "poison") && !strstr(r->message, P_("poison"))) || strstr(r->message, "\n["))
+            if ((!strstr(r->message, "poison") && !strstr(r->message, P_("poison"))) ||
+                strstr(r->message, "finding: kind="))
                 all_unwritten = 0;
         }
         report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);

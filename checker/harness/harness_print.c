@@ -1,10 +1,11 @@
 /* harness_print.c - one test's lines in the learner's report: its ✓ or ✗, what failed wrapped to 100
  * columns, each finding of the emulator in full the first time the grade shows it and in one line after
- * that, and each hint once. A grade with one bug then fits one screen, whatever number of tests it fails.
+ * that, and only the first failure's hint. A grade with one bug then fits one screen, whatever number of
+ * tests it fails, and no later test's hint points away from what the first failure said.
  *
- * A finding reaches the report inside the failed test's message as one line "[KIND at FILE:LINE] TEXT"
- * (emu_finding_tagged); KIND and FILE:LINE together say which finding it is. Its later lines with the same
- * tag (how many times it happened) belong to it. */
+ * A finding reaches the report inside the failed test's message as a record, one line of
+ * emu_record_encode's; its kind and place say which finding it is, and the report makes its words here
+ * (emu_record_words), in the learner's language. */
 #include "harness.h"
 
 #include <stdio.h>
@@ -24,9 +25,18 @@ static const char *paint(const char *code) { return colour ? code : ""; }
 static char *seen[REPORT_SEEN_MAX];
 static int nseen;
 
+/* How many failed tests the report has shown so far. */
+static int failures_shown;
+
+/* What the report has printed of its tests, for keeping a grade to one screen: lines so far, and tests
+ * reported of those the runner said would come. */
+static int lines_used, tests_reported, tests_expected;
+
 void report_begin(int use_colour)
 {
     colour = use_colour;
+    failures_shown = 0;
+    lines_used = tests_reported = tests_expected = 0;
     for (int i = 0; i < nseen; i++) free(seen[i]);
     nseen = 0;
 }
@@ -51,129 +61,155 @@ static int shown_before(char class, const char *key, size_t len)
     return 0;
 }
 
-/* Prints text (len bytes) indented under the test, broken so that no line passes 100 columns: between
- * words, or between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold,
- * then a space (none after a full-width mark: "提示："); the lines after it are indented past it. */
-static void print_wrapped(const char *label, const char *text, int len)
+/* The tests' part of a grade's report fits this many lines when it can: the 40 lines of one screen less the
+ * runner's header and verdict, grade.sh's lines around them, and a line to spare (another seed's numbers
+ * may wrap one line further). */
+#define REPORT_TEST_LINES 31
+
+/* text (len bytes) indented under the test, broken so that no line passes 100 columns: between words, or
+ * between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold, then a space
+ * (none after a full-width mark: "提示："); the lines after it are indented past it. At most max_lines
+ * lines (0: all), the last one cut after a word with "…" when the text needs more. Printed when print;
+ * returns the number of lines either way. */
+static int wrap(const char *label, const char *text, int len, int max_lines, int print)
 {
     size_t label_len = label ? strlen(label) : 0;
     const char *space = label_len && (unsigned char)label[label_len - 1] < 0x80 ? " " : "";
     int indent = label ? text_width(label, label_len) + (int)strlen(space) : 0;
-    int width = REPORT_WIDTH - REPORT_INDENT - indent;
-    int first = 1;
+    int width = REPORT_WIDTH - REPORT_INDENT - indent, lines = 0;
     size_t left = len > 0 ? (size_t)len : 0;
     char *tidy = text_tidy_copy(text, &left);
     if (tidy) text = tidy;
     while (left > 0) {
         size_t next, cut = text_fit(text, left, width, &next);
-        if (first && label) printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);
-        else printf("%*s%*s%.*s\n", REPORT_INDENT, "", indent, "", (int)cut, text);
-        first = 0;
+        int last = ++lines == max_lines && next < left;
+        if (last) cut = text_fit(text, left, width - 2, &next);
+        if (print && lines == 1 && label)
+            printf("%*s%s%s%s%s%.*s%s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text, last ? " …" : "");
+        else if (print)
+            printf("%*s%*s%.*s%s\n", REPORT_INDENT, "", indent, "", (int)cut, text, last ? " …" : "");
+        if (last) break;
         text += next;
         left -= next;
     }
     free(tidy);
+    return lines;
 }
 
-static void print_sentence(const char *fmt, const char *a, const char *b)
+static void print_wrapped(const char *label, const char *text, int len)
 {
-    char line[1400];
-    snprintf(line, sizeof line, fmt, a, b);
-    print_wrapped(NULL, line, (int)strlen(line));
+    lines_used += wrap(label, text, len, 0, 1);
 }
 
 /* ---- A message, taken apart ------------------------------------------------------------------------- */
 
 #define REPORT_LINES_MAX 64
 
-typedef struct finding {
-    const char *tag; int tag_len;     /* "race inside a warp at exercises/...:26" */
-    const char *body; int body_len;   /* "in kernel ..., block ..., thread ...: reads ..." */
-    const char *more; int more_len;   /* a later line of the same tag: "It happened 39 times..." */
-} finding;
-
 typedef struct message {
-    const char *plain[REPORT_LINES_MAX]; int plain_len[REPORT_LINES_MAX]; int nplain;
-    finding found[REPORT_LINES_MAX]; int nfound;
+    /* its lines in order: a plain line (rec < 0) or a finding (rec: its index in recs) */
+    struct { const char *text; int len, rec; } line[REPORT_LINES_MAX];
+    int nlines, nplain;
+    emu_record *recs; int nrecs;
     const char *hint; int hint_len;
 } message;
-
-/* The tag of a finding line ("[kind at where] text"), or NULL when line is not one. */
-static const char *tag_of(const char *line, int len, int *tag_len)
-{
-    if (len < 3 || line[0] != '[') return NULL;
-    const char *close = memchr(line, ']', (size_t)len);
-    if (!close || close + 1 >= line + len || close[1] != ' ' || memchr(line + 1, '[', (size_t)(close - line - 1)))
-        return NULL;
-    *tag_len = (int)(close - line - 1);
-    return line + 1;
-}
 
 static void parse_message(const char *msg, message *m)
 {
     memset(m, 0, sizeof *m);
+    int cap = 0;
     for (const char *line = msg; line && *line;) {
         const char *end = strchr(line, '\n');
-        int len = end ? (int)(end - line) : (int)strlen(line), tag_len = 0;
-        const char *tag = tag_of(line, len, &tag_len);
+        int len = end ? (int)(end - line) : (int)strlen(line);
         if (!strncmp(line, "Hint: ", 6)) {
             m->hint = line + 6;
             m->hint_len = len - 6;
-        } else if (tag) {
-            int i = 0;
-            while (i < m->nfound && !(m->found[i].tag_len == tag_len && !strncmp(m->found[i].tag, tag, (size_t)tag_len)))
-                i++;
-            const char *body = tag + tag_len + 2;
-            int body_len = len - tag_len - 3;
-            if (i < m->nfound) {
-                if (!m->found[i].more) m->found[i].more = body, m->found[i].more_len = body_len;
-            } else if (m->nfound < REPORT_LINES_MAX) {
-                m->found[m->nfound++] = (finding){tag, tag_len, body, body_len, NULL, 0};
+        } else if (emu_record_is_line(line, (size_t)len) && m->nlines < REPORT_LINES_MAX) {
+            if (m->nrecs == cap) {
+                cap = cap ? 2 * cap : 4;
+                emu_record *grown = realloc(m->recs, (size_t)cap * sizeof *grown);
+                if (!grown) break;
+                m->recs = grown;
             }
-        } else if (len > 0 && m->nplain < REPORT_LINES_MAX) {
-            m->plain[m->nplain] = line;
-            m->plain_len[m->nplain++] = len;
+            if (emu_record_decode(line, (size_t)len, &m->recs[m->nrecs])) {
+                m->line[m->nlines].text = line, m->line[m->nlines].len = len;
+                m->line[m->nlines++].rec = m->nrecs++;
+            }
+        } else if (len > 0 && m->nlines < REPORT_LINES_MAX) {
+            m->line[m->nlines].text = line, m->line[m->nlines].len = len;
+            m->line[m->nlines++].rec = -1;
+            m->nplain++;
         }
         line = end ? end + 1 : NULL;
     }
 }
 
-/* The place part of a tag ("exercises/...:26"), or "" when it has none. */
-static const char *tag_place(const finding *f, int *len)
+/* Which finding r is, for "the same as above": its kind and its place. */
+static int finding_key(const emu_record *r, char *buf, size_t len)
 {
-    for (int i = f->tag_len - 4; i >= 0; i--)
-        if (!strncmp(f->tag + i, " at ", 4)) {
-            *len = f->tag_len - i - 4;
-            return f->tag + i + 4;
-        }
-    *len = 0;
-    return "";
+    char place[300];
+    int n = snprintf(buf, len, "%s|%s", emu_kind_noun(r->kind), emu_place_text(&r->at, place, sizeof place));
+    return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
 }
 
-/* The kind part of a tag ("race inside a warp"), len bytes. */
-static int tag_noun_len(const finding *f)
+static int finding_shown(const emu_record *r, int remember)
 {
-    int place_len;
-    tag_place(f, &place_len);
-    return place_len ? f->tag_len - place_len - 4 : f->tag_len;
+    char key[400];
+    int len = finding_key(r, key, sizeof key);
+    return remember ? shown_before('f', key, (size_t)len) : was_shown('f', key, (size_t)len);
 }
 
 /* "The same race inside a warp as above, at exercises/02-interleaved/v1_interleaved.cu:26." (or, for a
  * kernel that the emulator stopped at once because it never finished before, "Not run again: ..."). */
-static void print_same(const finding *f)
+static void print_same(const emu_record *r)
 {
-    char noun[600], place[700] = "";
-    int place_len;
-    const char *p = tag_place(f, &place_len);
-    snprintf(noun, sizeof noun, "%.*s", tag_noun_len(f), f->tag);
-    snprintf(place, sizeof place, "%.*s", place_len, p);
-    char body[1400];
-    snprintf(body, sizeof body, "%.*s", f->body_len, f->body);
-    int not_run = strstr(body, "not run again") || strstr(body, P_("not run again"));
-    if (not_run && place_len) print_sentence(_("Not run again: the same %s, at %s."), _(noun), place);
-    else if (not_run) print_sentence(_("Not run again: the same %s."), _(noun), "");
-    else if (place_len) print_sentence(_("The same %s as above, at %s."), _(noun), place);
-    else print_sentence(_("The same %s as above."), _(noun), "");
+    char place[300], line[1400];
+    const char *noun = _(emu_kind_noun(r->kind));
+    const char *fmt = r->kind == EMU_FD_RUNTIME ? _("The same finding as above.")
+                      : r->not_run ? (r->at.line ? _("Not run again: the same %s, at %s.") : _("Not run again: the same %s."))
+                      : r->at.line ? _("The same %s as above, at %s.") : _("The same %s as above.");
+    emu_place_text(&r->at, place, sizeof place);
+    snprintf(line, sizeof line, fmt, noun, place);
+    /* One line: the file's own name where its path makes it longer (the finding above gave the path). */
+    const char *slash = strrchr(place, '/');
+    if (slash && text_width(line, strlen(line)) > REPORT_WIDTH - REPORT_INDENT) snprintf(line, sizeof line, fmt, noun, slash + 1);
+    print_wrapped(NULL, line, (int)strlen(line));
+}
+
+/* Another kind of race at a line whose race the report gave in full: the same mistake seen another way (a
+ * missing barrier races inside a warp and between warps), so one line. (Other kinds at one line may each
+ * say something the other does not: a barrier in divergent code, after an early return.) */
+static void print_also(const emu_record *r, const char *place)
+{
+    char line[1400];
+    const char *slash = strrchr(place, '/');
+    snprintf(line, sizeof line, _("Also at this line: %s (%s)."), _(emu_kind_noun(r->kind)), slash ? slash + 1 : place);
+    print_wrapped(NULL, line, (int)strlen(line));
+}
+
+/* A finding in full: its place, kind, thread and what happened, then its second place. */
+static void print_finding(const emu_record *r)
+{
+    char *head = malloc(8192), *second = malloc(1024);
+    if (head && second) {
+        emu_record_words(r, 1, head, 8192, second, 1024);
+        print_wrapped(NULL, head, (int)strlen(head));
+        if (second[0]) print_wrapped(NULL, second, (int)strlen(second));
+    }
+    free(head);
+    free(second);
+}
+
+/* The lines of a plain message that says the same as an earlier one with other numbers (another n,
+ * another block), numbers made '#': shape receives them; returns its length. */
+static size_t message_shape(const message *m, char *shape, size_t cap)
+{
+    size_t len = 0;
+    for (int i = 0; i < m->nlines && len < cap - 1; i++)
+        for (const char *c = m->line[i].text; c < m->line[i].text + m->line[i].len && len < cap - 1; c++)
+            if (!((*c >= '0' && *c <= '9') || (*c == '-' && c[1] >= '0' && c[1] <= '9')) ||
+                !len || shape[len - 1] != '#')
+                shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
+    return len;
 }
 
 /* ---- A test ----------------------------------------------------------------------------------------- */
@@ -205,77 +241,113 @@ static void print_failure(const char *msg)
 {
     message m;
     parse_message(msg, &m);
+    /* Only the first failure of the grade gives its hint and its message in full: a later test's hint is
+     * about its own symptom, which the first failure's cause may well explain, and it would point away. */
+    int later = failures_shown++ > 0, fresh = 0;
+    for (int i = 0; i < m.nrecs; i++) fresh += !finding_shown(&m.recs[i], 0);
 
-    /* Every finding was shown by an earlier test: one line says so, and what else the message says follows
-     * from it; only a hint not given yet (a test of the concept asks the question that matters) is added. */
-    int repeated = m.nfound > 0;
-    for (int i = 0; i < m.nfound && repeated; i++) repeated = was_shown('f', m.found[i].tag, (size_t)m.found[i].tag_len);
-    if (repeated) {
-        print_same(&m.found[0]);
-        if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped(_("Hint:"), m.hint, m.hint_len);
+    /* Every finding was shown by an earlier test: one line says so, and what else the message says
+     * follows from it. */
+    if (m.nrecs > 0 && !fresh) {
+        print_same(&m.recs[0]);
+        free(m.recs);
         return;
     }
-
     /* The same words as an earlier failure, only other numbers (another n, another block): one line
      * (a message of one line already is simply shown). */
-    if (m.nfound == 0 && m.nplain > 0 && (m.nplain > 1 || m.plain_len[0] > REPORT_WIDTH - REPORT_INDENT)) {
+    if (m.nrecs == 0 && m.nplain > 0 && (m.nplain > 1 || m.line[0].len > REPORT_WIDTH - REPORT_INDENT)) {
         char shape[4096];
-        size_t len = 0;
-        for (int i = 0; i < m.nplain && len < sizeof shape - 1; i++)
-            for (const char *c = m.plain[i]; c < m.plain[i] + m.plain_len[i] && len < sizeof shape - 1; c++)
-                if (!((*c >= '0' && *c <= '9') || (*c == '-' && c[1] >= '0' && c[1] <= '9')) ||
-                    !len || shape[len - 1] != '#')
-                    shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
+        size_t len = message_shape(&m, shape, sizeof shape);
         if (shown_before('s', shape, len)) {
-            const char *close = memchr(m.plain[0], ')', (size_t)m.plain_len[0]);
-            int what = close ? (int)(close - m.plain[0] + 1) : 0;
+            const char *close = memchr(m.line[0].text, ')', (size_t)m.line[0].len);
+            int what = close ? (int)(close - m.line[0].text + 1) : 0;
             char line[1400];
-            if (what) snprintf(line, sizeof line, _("The same failure as above, for %.*s."), what, m.plain[0]);
+            if (what) snprintf(line, sizeof line, _("The same failure as above, for %.*s."), what, m.line[0].text);
             else snprintf(line, sizeof line, "%s", _("The same failure as above."));
             print_wrapped(NULL, line, (int)strlen(line));
-            if (m.hint && !shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped(_("Hint:"), m.hint, m.hint_len);
             return;
         }
     }
-    for (int i = 0; i < m.nplain; i++) print_wrapped(NULL, m.plain[i], m.plain_len[i]);
-    for (int i = 0; i < m.nfound; i++) {
-        const finding *f = &m.found[i];
-        if (shown_before('f', f->tag, (size_t)f->tag_len)) {
-            print_same(f);
-            continue;
+    /* A later failure with no finding of its own says what failed in full while the screen has room for
+     * it and two lines for each test still to come, else in two lines or one. */
+    int cut = 0;
+    if (later && !fresh) {
+        int full = 0, ahead = 2 * (tests_expected - tests_reported);
+        for (int i = 0; i < m.nlines; i++) full += wrap(NULL, m.line[i].text, m.line[i].len, 0, 0);
+        int room = REPORT_TEST_LINES - lines_used - (ahead > 0 ? ahead : 0);
+        cut = full <= room ? 0 : room >= 2 ? 2 : 1;
+    }
+    int plain_shown = 0;
+    for (int i = 0; i < m.nlines; i++) {
+        if (m.line[i].rec >= 0) {
+            const emu_record *r = &m.recs[m.line[i].rec];
+            char place[300];
+            size_t place_len = strlen(emu_place_text(&r->at, place, sizeof place));
+            int race = r->kind == EMU_FD_RACE || r->kind == EMU_FD_WARP_RACE || r->kind == EMU_FD_GLOBAL_RACE;
+            if (finding_shown(r, 1)) print_same(r);
+            else if (race && place_len && shown_before('r', place, place_len)) print_also(r, place);
+            else print_finding(r);
+        } else if (!cut) {
+            print_wrapped(NULL, m.line[i].text, m.line[i].len);
+        } else if (!plain_shown++) {
+            lines_used += wrap(NULL, m.line[i].text, m.line[i].len, cut, 1);
         }
-        /* "file:line: Race inside a warp: in kernel ..., block ..., thread ...: what happened." (the noun in
-         * the learner's language; the tag keeps it in English, as the emulator filed it). */
-        int place_len;
-        const char *place = tag_place(f, &place_len);
-        char noun[600], body[6000], text[8000];
-        snprintf(noun, sizeof noun, "%.*s", tag_noun_len(f), f->tag);
-        /* The count after the text, with a space after an English sentence (none after a Chinese one). */
-        int wide_end = f->body_len > 0 && (unsigned char)f->body[f->body_len - 1] >= 0x80;
-        snprintf(body, sizeof body, "%.*s%s%.*s", f->body_len, f->body, f->more && !wide_end ? " " : "",
-                 f->more_len, f->more ? f->more : "");
-        /* TRANSLATORS: a finding: its kind ("race inside a warp"), then what happened. */
-        int n = snprintf(text, sizeof text, "%.*s%s", place_len, place, place_len ? ": " : "");
-        if (n > 0 && (size_t)n < sizeof text) snprintf(text + n, sizeof text - (size_t)n, _("%s: %s"), _(noun), body);
-        size_t noun_at = place_len ? (size_t)place_len + 2 : 0;
-        if (n > 0 && noun_at < sizeof text && text[noun_at] >= 'a' && text[noun_at] <= 'z') text[noun_at] -= 'a' - 'A';
-        print_wrapped(NULL, text, (int)strlen(text));
     }
-    if (m.hint) {
-        const char *same = _("the same question as above.");
-        if (shown_before('h', m.hint, (size_t)m.hint_len)) print_wrapped(_("Hint:"), same, (int)strlen(same));
-        else print_wrapped(_("Hint:"), m.hint, m.hint_len);
+    if (m.hint && !later) {
+        shown_before('h', m.hint, (size_t)m.hint_len);
+        print_wrapped(_("Hint:"), m.hint, m.hint_len);
     }
+    free(m.recs);
 }
+
+void report_expect_tests(int count) { tests_expected = count; }
 
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset)
 {
+    tests_reported++;
+    lines_used++;   /* the test's own line */
     if (outcome == HARNESS_PASSED) {
         printf("  %s✓%s %s\n", green, reset, name);
         return;
     }
     printf("  %s✗ %s%s\n", red, name, reset);
-    if (outcome == HARNESS_CRASHED) print_error(msg, timeout);
+    if (outcome == HARNESS_CRASHED) print_error(msg, timeout), failures_shown++;
     else print_failure(msg);
+}
+
+/* ---- A message for a file (TAP, XML) ------------------------------------------------------------------ */
+
+char *report_plain(const char *msg, char **tools)
+{
+    message m;
+    parse_message(msg, &m);
+    size_t cap = strlen(msg) * 2 + 16384, used = 0, tused = 0;
+    char *text = malloc(cap), *lines = malloc(cap);
+    if (!text || !lines) { free(text); free(lines); free(m.recs); *tools = NULL; return NULL; }
+    text[0] = lines[0] = '\0';
+    char *head = malloc(8192), second[1024];
+    for (int i = 0; i < m.nlines && head; i++) {
+        const char *t = m.line[i].text;
+        int len = m.line[i].len;
+        if (m.line[i].rec >= 0) {
+            const emu_record *r = &m.recs[m.line[i].rec];
+            emu_record_words(r, 1, head, 8192, second, sizeof second);
+            used += (size_t)snprintf(text + used, cap - used, "%s%s%s%s", used ? "\n" : "", head,
+                                     second[0] ? "\n" : "", second);
+            if (used >= cap) used = cap - 1;
+            if (tused && tused + 1 < cap) lines[tused++] = '\n';
+            tused += emu_record_encode(r, EMU_ENCODE_TOOLS, lines + tused, cap - tused);
+            if (tused >= cap) tused = cap - 1;
+            continue;
+        }
+        used += (size_t)snprintf(text + used, cap - used, "%s%.*s", used ? "\n" : "", len, t);
+        if (used >= cap) used = cap - 1;
+    }
+    if (m.hint) used += (size_t)snprintf(text + used, cap - used, "%s%s %.*s", used ? "\n" : "", _("Hint:"),
+                                         m.hint_len, m.hint);
+    free(head);
+    free(m.recs);
+    *tools = lines;
+    return text;
 }

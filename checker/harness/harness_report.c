@@ -5,42 +5,79 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Findings about the guards around the arrays (the emulator's EMU_KIND_GUARD_READ and _WRITE): a kernel
- * that reads past n still gives a result, so they wait here for the test's own check, whose failure then
- * says where the stray access was (harness_fail_at appends them). A test whose results were right anyway
- * fails at its end (harness_expect_no_pending_findings). */
-static char pending[16384];
+/* Findings about the guards around the arrays (EMU_FD_GUARD_READ and _WRITE): a kernel that reads past n
+ * still gives a result, so they wait here for the test's own check, whose failure then says where the stray
+ * access was (harness_fail_at puts them after its message). A test whose results were right anyway fails at
+ * its end (harness_expect_no_pending_findings). */
+#define PENDING_MAX 16
+static emu_record pending[PENDING_MAX];
+static int npending;
 
-static int is_guard_finding(const char *line)
+static int is_guard_finding(const emu_record *r)
 {
-    return !strncmp(line, "[" EMU_KIND_GUARD_READ, strlen("[" EMU_KIND_GUARD_READ)) ||
-           !strncmp(line, "[" EMU_KIND_GUARD_WRITE, strlen("[" EMU_KIND_GUARD_WRITE));
+    return r->kind == EMU_FD_GUARD_READ || r->kind == EMU_FD_GUARD_WRITE;
 }
 
-/* Moves the guard findings of buf (lines) to pending; returns how many other findings stay in buf. */
-static int keep_guard_findings(char *buf)
+/* The backend's findings since the last take, with the guard findings moved to pending: a malloc'ed array
+ * of the others (*count of them; NULL when none). */
+static emu_record *take_findings(int *count)
 {
-    int others = 0;
-    char *out = buf;
-    for (char *line = buf; *line;) {
-        char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (is_guard_finding(line)) {
-            size_t used = strlen(pending);
-            if (used + len + 2 < sizeof pending)
-                snprintf(pending + used, sizeof pending - used, "%s%.*s", used ? "\n" : "", (int)len, line);
-        } else if (len) {
-            if (out != buf) *out++ = '\n';
-            memmove(out, line, len);
-            out += len;
-            others++;
-        }
-        line = end ? end + 1 : line + len;
+    int n = 0, others = 0;
+    emu_record *r = backend_take_findings(&n);
+    for (int i = 0; i < n; i++) {
+        if (!is_guard_finding(&r[i])) r[others++] = r[i];
+        else if (npending < PENDING_MAX) pending[npending++] = r[i];
     }
-    *out = '\0';
-    return others;
+    *count = others;
+    if (!others) { free(r); return NULL; }
+    return r;
+}
+
+/* Appends n records to buf (used bytes of len), one line each ("\n" before each). */
+static size_t add_records(char *buf, size_t len, size_t used, const emu_record *r, int n)
+{
+    for (int i = 0; i < n && used + 2 < len; i++) {
+        buf[used++] = '\n';
+        used += emu_record_encode(&r[i], EMU_ENCODE_ALL, buf + used, len - used);
+        if (used >= len) used = len - 1;
+    }
+    buf[used] = '\0';
+    return used;
+}
+
+int harness_findings_lines(char *buf, size_t len)
+{
+    int n;
+    emu_record *r = take_findings(&n);
+    if (len) buf[0] = '\0';
+    size_t used = len ? add_records(buf, len, 0, r, n) : 0;
+    if (used) memmove(buf, buf + 1, used);   /* no newline before the first */
+    free(r);
+    return n;
+}
+
+/* Fails the test with msg between the records before (the findings that came before the failure and
+ * caused it: said first) and the pending guard findings (they complete msg's explanation), then the hint.
+ * after: records that msg announces, said right after it. */
+static void fail_with(const char *file, int line, const char *hint, const emu_record *before, int nbefore,
+                      const char *msg, const emu_record *after, int nafter) __attribute__((noreturn));
+static void fail_with(const char *file, int line, const char *hint, const emu_record *before, int nbefore,
+                      const char *msg, const emu_record *after, int nafter)
+{
+    static char text[65536];
+    size_t used = add_records(text, sizeof text, 0, before, nbefore);
+    used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", used ? "\n" : "", msg);
+    if (used >= sizeof text) used = sizeof text - 1;
+    used = add_records(text, sizeof text, used, after, nafter);
+    used = add_records(text, sizeof text, used, pending, npending);
+    npending = 0;
+    if (used < sizeof text && hint && *hint) snprintf(text + used, sizeof text - used, "\nHint: %s", hint);
+    /* The first character of text is a newline when records come first: none is wanted there. */
+    _ck_assert_failed(file, line, "Failed", "%s", text[0] == '\n' ? text + 1 : text);
+    for (;;) {} /* not reached: Check ends the test above */
 }
 
 void harness_fail_at(const char *file, int line, const char *hint, const char *fmt, ...)
@@ -48,21 +85,23 @@ void harness_fail_at(const char *file, int line, const char *hint, const char *f
     char msg[32768];
     va_list ap;
     va_start(ap, fmt);
-    int used = vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (used < 0) used = 0;
-    if ((size_t)used < sizeof msg && pending[0])
-        used += snprintf(msg + used, sizeof msg - (size_t)used, "\n%s", pending);
-    pending[0] = '\0';
-    if ((size_t)used < sizeof msg && hint && *hint)
-        snprintf(msg + used, sizeof msg - (size_t)used, "\nHint: %s", hint);
-    _ck_assert_failed(file, line, "Failed", "%s", msg);
-    for (;;) {} /* not reached: Check ends the test above */
+    /* Findings that nobody has collected yet (the suite stopped on an error the kernel's bug caused) come
+     * first: the error code is what the finding led to. */
+    int n;
+    emu_record *found = take_findings(&n);
+    fail_with(file, line, hint, found, n, msg, NULL, 0);
 }
 
 void harness_expect_no_pending_findings(void)
 {
-    if (pending[0])
+    int n;
+    emu_record *found = take_findings(&n);
+    if (n > 0)
+        fail_with(__FILE__, __LINE__, NULL, NULL, 0,
+                  _("The results were right, but the emulator found what a GPU can hide:"), found, n);
+    if (npending)
         harness_fail(_("A GPU reads (or writes) whatever lies outside an array without an error: check every "
                        "index against n before it is used."),
                      "%s", _("The results were right, but the emulator saw accesses outside the arrays the kernel "
@@ -73,7 +112,9 @@ void harness_expect_no_pending_findings(void)
  * access outside [0, n); on a GPU, which cannot see accesses, whenever the numbers fit. */
 static int guard_read_possible(void)
 {
-    return !backend_is_emulator() || strstr(pending, "[" EMU_KIND_GUARD_READ) != NULL;
+    for (int i = 0; i < npending; i++)
+        if (pending[i].kind == EMU_FD_GUARD_READ) return 1;
+    return !backend_is_emulator();
 }
 
 int harness_guard_read_seen(void) { return guard_read_possible(); }
@@ -115,19 +156,10 @@ void harness_times(uint64_t count, char *buf, size_t len)
     else snprintf(buf, len, _("%" PRIu64 " times"), count);
 }
 
-static const char *findings_suffix(char *buf, size_t len)
-{
-    int n = backend_take_findings(buf, len);
-    return n > 0 ? buf : "";
-}
-
 void harness_cuda_ok(cudaError_t err, const char *expr, const char *file, int line)
 {
     if (err == cudaSuccess) return;
-    char findings[16384] = "";
-    findings_suffix(findings, sizeof findings);
-    harness_fail_at(file, line, NULL, _("%s returned %s (%s).%s%s"), expr, cudaGetErrorName(err),
-                    cudaGetErrorString(err), *findings ? "\n" : "", findings);
+    harness_fail_at(file, line, NULL, _("%s returned %s (%s)."), expr, cudaGetErrorName(err), cudaGetErrorString(err));
 }
 
 /* Errors that a launch itself returns (its configuration or its image), as opposed to errors of a kernel
@@ -168,21 +200,21 @@ static const char *run_hint(cudaError_t err)
 
 void harness_after_launch(const char *what)
 {
-    char findings[16384] = "";
     cudaError_t launch = cudaGetLastError();
-    if (launch != cudaSuccess && is_launch_error(launch)) {
-        findings_suffix(findings, sizeof findings);
+    if (launch != cudaSuccess && is_launch_error(launch))
         harness_fail(_("Check the launch configuration: at least one block, at most 1024 threads per block, "
                        "and no more shared memory than the device has."),
-                     _("%s did not launch: %s (%s).%s%s"), what, cudaGetErrorName(launch),
-                     cudaGetErrorString(launch), *findings ? "\n" : "", findings);
-    }
+                     _("%s did not launch: %s (%s)."), what, cudaGetErrorName(launch), cudaGetErrorString(launch));
     cudaError_t run = launch != cudaSuccess ? launch : cudaDeviceSynchronize();
-    backend_take_findings(findings, sizeof findings);
-    int n = keep_guard_findings(findings);
+    /* The findings first, then the error they caused (harness_fail takes them). */
     if (run != cudaSuccess)
-        harness_fail(run_hint(run), _("%s failed while running: %s (%s).%s%s"), what, cudaGetErrorName(run),
-                     cudaGetErrorString(run), n ? "\n" : "", findings);
-    if (n > 0)
-        harness_fail(NULL, _("%s gave its result, but the emulator found what a GPU can hide:\n%s"), what, findings);
+        harness_fail(run_hint(run), _("%s failed while running: %s (%s)."), what, cudaGetErrorName(run),
+                     cudaGetErrorString(run));
+    int n;
+    emu_record *found = take_findings(&n);
+    if (n > 0) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, _("%s gave its result, but the emulator found what a GPU can hide:"), what);
+        fail_with(__FILE__, __LINE__, NULL, NULL, 0, msg, found, n);
+    }
 }

@@ -1,10 +1,13 @@
 /* harness_results.c - the grade as files for tools: TAP (version 13, the message as a YAML block) and
- * Check's XML schema, for teachers and CI (`make check FORMAT=tap`) and for .state/exNN.<backend>.tap.
+ * Check's XML schema, for teachers and CI (`make check FORMAT=tap`) and for .state/exNN.<backend>.tap. A
+ * failed test's message is in words, then one "finding: ..." line per finding of the emulator
+ * (checker/README.md, "Findings for tools").
  * The runner runs one test at a time (so that its report streams), so the files are written here, once,
  * from every test's result. */
 #include "harness.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,14 +25,24 @@ void harness_write_tap(const char *path, const harness_result *r, int count)
         }
         fprintf(f, "%s %d - %s\n", tap_status(r[i].outcome), i + 1, r[i].name);
         if (r[i].outcome == HARNESS_PASSED || !r[i].message) continue;
+        char *tools = NULL, *text = report_plain(r[i].message, &tools);
         fprintf(f, "  ---\n  message: |\n");
-        for (const char *line = r[i].message; *line;) {
+        for (const char *line = text ? text : r[i].message; *line;) {
             const char *end = strchr(line, '\n');
             int len = end ? (int)(end - line) : (int)strlen(line);
             fprintf(f, "    %.*s\n", len, line);
             line = end ? end + 1 : line + len;
         }
+        /* one line per finding, for tools (the hint chooser): "finding: kind=... at=FILE:LINE ..." */
+        for (const char *line = tools ? tools : ""; *line;) {
+            const char *end = strchr(line, '\n');
+            int len = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(f, "  %.*s\n", len, line);
+            line = end ? end + 1 : line + len;
+        }
         fprintf(f, "  ...\n");
+        free(text);
+        free(tools);
     }
     fclose(f);
 }
@@ -68,7 +81,16 @@ void harness_write_xml(const char *path, const char *suite, const harness_result
                 r[i].seconds);
         xml_text(f, r[i].name);
         fprintf(f, "</description>\n      <message>");
-        xml_text(f, r[i].outcome == HARNESS_PASSED ? "Passed" : r[i].message);
+        if (r[i].outcome == HARNESS_PASSED || !r[i].message) {
+            xml_text(f, r[i].outcome == HARNESS_PASSED ? "Passed" : "");
+        } else {
+            /* the words, then one "finding: ..." line per finding for tools */
+            char *tools = NULL, *text = report_plain(r[i].message, &tools);
+            xml_text(f, text ? text : r[i].message);
+            if (tools && *tools) { xml_text(f, "\n"); xml_text(f, tools); }
+            free(text);
+            free(tools);
+        }
         fprintf(f, "</message>\n    </test>\n");
     }
     fprintf(f, "  </suite>\n  <duration>%f</duration>\n</testsuites>\n", seconds);

@@ -13,10 +13,15 @@
  *   METRICS_SOFTMAX   void fn(const float *d_in, float *d_out, int rows, int cols): a softmax per row (14)
  *   METRICS_NORM16    void fn(const uint16_t *d_in, const float *gamma, const float *beta, uint16_t *d_out,
  *                     int rows, int cols, float eps): an fp16 LayerNorm per row (15)
+ * and the library's (12), for `make show` only:
+ *   METRICS_LIBRARY   int fn(const int *d_in, int n) (Thrust), then sum_cub(d_in, d_out, n, 0) (CUB)
  *
- * Usage: metrics [n [block]]   (defaults: n = 2^20, block = 256; the input is the same on every run)
+ * Usage: metrics [n [block [cols]]]   (defaults: n = 2^20, block = 256, cols = METRICS_COLS; the input is
+ * the same on every run)
  * Exit status: 0 and the line on stdout; 1 when the function failed, found something, or was wrong
- * (one sentence on stderr: the tests' report says more). */
+ * (one sentence on stderr: the tests' report says more).
+ * Under EMU_TRACE (`make show`, see checker/emu/emu_trace.c) the input and output are named d_in and d_out
+ * in the trace, and the emulator's findings go to stderr, one "[kind at file:line] text" a line. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "../emu/emu.h"
 
@@ -32,6 +37,7 @@
 #define METRICS_ROWS16 4
 #define METRICS_SOFTMAX 5
 #define METRICS_NORM16 6
+#define METRICS_LIBRARY 7
 #define METRICS_COLS 1024
 
 #if !defined(METRICS_FN) || !defined(METRICS_SHAPE)
@@ -50,13 +56,34 @@ static int value_at(uint64_t *state)
     return (int)(x % 201) - 100;
 }
 
+/* The emulator's findings of this run, gathered here (each emu_findings_take empties the emulator's list). */
+static char findings[1 << 16];
+static int nfindings;
+
+static int take_findings(void)
+{
+    size_t used = strlen(findings);
+    if (used + 2 >= sizeof findings) return nfindings;
+    int n = emu_findings_take(findings + used + (used ? 1 : 0), sizeof findings - used - 1);
+    if (n && used) findings[used] = '\n';
+    return nfindings += n;
+}
+
 static int fail(const char *what)
 {
+    /* Under EMU_TRACE, the findings behind the failure first (`make show` marks them in its picture). */
+    if (take_findings() && getenv("EMU_TRACE")) fprintf(stderr, "%s\n", findings);
     fprintf(stderr, "metrics: %s(...) %s\n", STR(METRICS_FN), what);
     return 1;
 }
 
-#if METRICS_SHAPE >= METRICS_ROWS16
+/* Under EMU_TRACE: the buffer at p (bytes long) is called name in the trace (a guard of no bytes). */
+static void name_buffer(const void *p, size_t bytes, const char *name, size_t elem)
+{
+    if (getenv("EMU_TRACE")) emu_mem_guard(p, bytes, name, elem);
+}
+
+#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
 /* float to fp16 bits, to nearest even (the values here are multiples of 1/8 below 13: exact). */
 static uint16_t to_half(float f)
 {
@@ -84,6 +111,8 @@ static int rows_run(const float *h_x, int rows, int cols)
     if (!h_out || cudaMalloc((void **)&d_in, count * 4) || cudaMalloc((void **)&d_out, count * 4) ||
         cudaMemcpy(d_in, h_x, count * 4, cudaMemcpyHostToDevice))
         return 0;
+    name_buffer(d_in, count * 4, "d_in", 4);
+    name_buffer(d_out, count * 4, "d_out", 4);
     METRICS_FN(d_in, d_out, rows, cols);
     if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
     cudaMemcpy(h_out, d_out, (size_t)cols * 4, cudaMemcpyDeviceToHost);
@@ -94,9 +123,11 @@ static int rows_run(const float *h_x, int rows, int cols)
     if (!h_in) return 0;
     for (size_t i = 0; i < count; i++) h_in[i] = to_half(h_x[i]);
     if (cudaMalloc((void **)&d_in, count * 2) || cudaMemcpy(d_in, h_in, count * 2, cudaMemcpyHostToDevice)) return 0;
+    name_buffer(d_in, count * 2, "d_in", 2);
 #if METRICS_SHAPE == METRICS_ROWS16
     float *d_out, got[2];
     if (cudaMalloc((void **)&d_out, 2 * (size_t)rows * 4)) return 0;
+    name_buffer(d_out, 2 * (size_t)rows * 4, "d_out", 4);
     METRICS_FN(d_in, d_out, rows, cols);
     if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
     cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost);
@@ -112,6 +143,9 @@ static int rows_run(const float *h_x, int rows, int cols)
         cudaMemcpy(d_gamma, ones, (size_t)cols * 4, cudaMemcpyHostToDevice) ||
         cudaMemcpy(d_beta, zeros, (size_t)cols * 4, cudaMemcpyHostToDevice))
         return 0;
+    name_buffer(d_gamma, (size_t)cols * 4, "d_gamma", 4);
+    name_buffer(d_beta, (size_t)cols * 4, "d_beta", 4);
+    name_buffer(d_out, count * 2, "d_out", 2);
     METRICS_FN(d_in, d_gamma, d_beta, d_out, rows, cols, 1e-5f);
     if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
     cudaMemcpy(h_out, d_out, (size_t)cols * 2, cudaMemcpyDeviceToHost);
@@ -126,7 +160,8 @@ int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1 << 20;
     int block = argc > 2 ? atoi(argv[2]) : 256;
-    if (n < 1 || block < 1) return fail("needs n >= 1 and block >= 1");
+    int cols = argc > 3 ? atoi(argv[3]) : METRICS_COLS;
+    if (n < 1 || block < 1 || cols < 1) return fail("needs n >= 1, block >= 1 and cols >= 1");
 
     /* The harness reports findings itself; here one finding is enough to say "no numbers". */
     setenv("EMU_QUIET", "1", 0);
@@ -140,9 +175,9 @@ int main(int argc, char **argv)
     emu_metrics m;
     emu_metrics_take(&m); /* start from zero */
 
-#if METRICS_SHAPE >= METRICS_ROWS16
-    /* Rows of METRICS_COLS values in [-12.5, 12.5]. */
-    int cols = METRICS_COLS, rows = n / cols;
+#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+    /* Rows of cols values in [-12.5, 12.5]. */
+    int rows = n / cols;
     if (rows < 1) return fail("needs n >= cols");
     size_t count = (size_t)rows * cols;
     float *h_x = malloc(count * sizeof *h_x);
@@ -151,6 +186,22 @@ int main(int argc, char **argv)
     if (!rows_run(h_x, rows, cols)) return fail("gave a wrong result");
     free(h_x);
     (void)out_count;
+#elif METRICS_SHAPE == METRICS_LIBRARY
+    /* Thrust's sum, then CUB's into d_out[0]: both checked against the sum of the input. */
+    int *h_in = malloc((size_t)n * sizeof *h_in), *d_in, *d_out, got = 0;
+    long long expected = 0;
+    if (!h_in) return fail("could not get host memory");
+    for (int i = 0; i < n; i++) h_in[i] = value_at(&state), expected += h_in[i];
+    if (cudaMalloc((void **)&d_in, (size_t)n * sizeof *d_in) || cudaMalloc((void **)&d_out, sizeof *d_out) ||
+        cudaMemcpy(d_in, h_in, (size_t)n * sizeof *d_in, cudaMemcpyHostToDevice))
+        return fail("could not set up device memory");
+    name_buffer(d_in, (size_t)n * sizeof *d_in, "d_in", sizeof *d_in);
+    name_buffer(d_out, sizeof *d_out, "d_out", sizeof *d_out);
+    ok = METRICS_FN(d_in, n) == expected;
+    if (sum_cub(d_in, d_out, n, 0) || cudaDeviceSynchronize()) return fail("failed to launch or to run");
+    cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+    ok = ok && got == expected;
+    (void)out_count; (void)block;
 #elif METRICS_SHAPE == METRICS_FLOAT
     float *h_in = malloc((size_t)n * sizeof *h_in), *d_in, *d_out, got;
     if (!h_in) return fail("could not get host memory");
@@ -158,6 +209,8 @@ int main(int argc, char **argv)
     if (cudaMalloc((void **)&d_in, (size_t)n * sizeof *d_in) || cudaMalloc((void **)&d_out, out_count * sizeof *d_out) ||
         cudaMemcpy(d_in, h_in, (size_t)n * sizeof *d_in, cudaMemcpyHostToDevice))
         return fail("could not set up device memory");
+    name_buffer(d_in, (size_t)n * sizeof *d_in, "d_in", sizeof *d_in);
+    name_buffer(d_out, out_count * sizeof *d_out, "d_out", sizeof *d_out);
     METRICS_FN(d_in, d_out, n);
     if (cudaGetLastError() || cudaDeviceSynchronize()) return fail("failed to launch or to run");
     cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
@@ -173,6 +226,8 @@ int main(int argc, char **argv)
         cudaMemcpy(d_in, h_in, (size_t)n * sizeof *d_in, cudaMemcpyHostToDevice) ||
         cudaMemset(d_out, 0, out_count * sizeof *d_out))
         return fail("could not set up device memory");
+    name_buffer(d_in, (size_t)n * sizeof *d_in, "d_in", sizeof *d_in);
+    name_buffer(d_out, out_count * sizeof *d_out, "d_out", sizeof *d_out);
 #if METRICS_SHAPE == METRICS_PARTIALS
     int grid = METRICS_FN(d_in, d_out, n, block);
     if (grid < 1 || (size_t)grid > out_count) return fail("returned a grid outside [1, n / block + 2]");
@@ -186,8 +241,7 @@ int main(int argc, char **argv)
     ok = got == expected;
 #endif
 
-    char findings[256];
-    if (emu_findings_take(findings, sizeof findings) > 0) return fail("ran, but the emulator found a bug in it");
+    if (take_findings() > 0) return fail("ran, but the emulator found a bug in it");
     if (!ok) return fail("gave a wrong result");
     emu_metrics_take(&m);
     if (m.blocks == 0) return fail("launched no kernel");
@@ -196,8 +250,8 @@ int main(int argc, char **argv)
      * warps. threads_per_block is the last launch's (a second pass may use another). */
     double warps = (double)((m.threads_per_block + 31) / 32);
     printf("n=%d block=%d", n, block);
-#if METRICS_SHAPE >= METRICS_ROWS16
-    printf(" cols=%d", METRICS_COLS);
+#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+    printf(" cols=%d", cols);
 #endif
     printf(" warp_instructions=%llu thread_instructions=%llu divergent_branches=%llu",
            (unsigned long long)m.warp_instructions, (unsigned long long)m.thread_instructions,

@@ -4,6 +4,8 @@
 #                              or when FILE does not build or run correctly: the tests already said why)
 #   metrics.sh table           `make metrics`: every reference version in one table, and yours where done
 #   metrics.sh line NN FUNCTION SHAPE FILE   the raw line of checker/metrics/metrics.c's program
+#   metrics.sh program NN FUNCTION SHAPE FILE DIR   that program, built into DIR/metrics (`make show` runs it
+#                              on its own launch; DIR/build.log says why when it does not build)
 # Versions, the metrics each lesson shows, and the sentences come from checker/metrics/manifest.txt.
 set -u
 . checker/scripts/lib.sh
@@ -24,27 +26,38 @@ metrics_line() {
     dir="$work/$key"
     [ -f "$dir/failed" ] && return 1
     if [ ! -f "$dir/line" ]; then
-        mkdir -p "$dir"
-        obj="$dir/kernel.o"
-        # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
-        local learner="$BUILD/emu/learner/ex$nn/kernel.o"
-        if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
-            cp "$learner" "$obj"
-        else
-            $NVCC $EMU_NVCCFLAGS -O3 -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" \
-                -c "$src" -o "$obj" >"$dir/build.log" 2>&1 || { touch "$dir/failed"; return 1; }
-        fi
-        $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
-            -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
-            >>"$dir/build.log" 2>&1 &&
-        $CXX "$dir/metrics.o" "$obj" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1 &&
+        metrics_program "$nn" "$fn" "$shape" "$src" "$dir" &&
         timeout 120 "$dir/metrics" "$N" "$BLOCK" >"$dir/line.new" 2>"$dir/run.log" &&
         mv "$dir/line.new" "$dir/line"
         local status=$?
-        rm -f "$obj" "$dir/metrics.o" "$dir/metrics" "$dir/line.new"  # only the line and the logs stay
+        rm -f "$dir/metrics" "$dir/line.new"  # only the line and the logs stay
         [ $status = 0 ] || { touch "$dir/failed"; return 1; }
     fi
     cat "$dir/line"
+}
+
+# metrics_program NN FUNCTION SHAPE FILE DIR: checker/metrics/metrics.c's program for one kernel file, built
+# into DIR/metrics (the compilers' messages in DIR/build.log).
+metrics_program() {
+    local nn=$1 fn=$2 shape=$3 src=$4 dir=$5 obj status
+    [ -n "${EMU_LIB:-}" ] && [ -f "$EMU_LIB" ] && [ -s "$src" ] || return 1
+    mkdir -p "$dir"
+    obj="$dir/kernel.o"
+    # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
+    local learner="$BUILD/emu/learner/ex$nn/kernel.o"
+    if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
+        cp "$learner" "$obj"
+    else
+        $NVCC $EMU_NVCCFLAGS -O3 -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" \
+            -c "$src" -o "$obj" >"$dir/build.log" 2>&1 || return 1
+    fi
+    $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
+        -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
+        >>"$dir/build.log" 2>&1 &&
+    $CXX "$dir/metrics.o" "$obj" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1
+    status=$?
+    rm -f "$obj" "$dir/metrics.o"
+    return $status
 }
 
 # The manifest's versions, one line each: name|nn|function|shape|solution|previous|show|moved|why
@@ -235,5 +248,6 @@ case "${1:-}" in
 block) block "$2" "$3" ;;
 table) table ;;
 line) metrics_line "$2" "$3" "$4" "$5" ;;
-*) say "usage: metrics.sh block NN FILE | table | line NN FUNCTION SHAPE FILE"; exit 2 ;;
+program) metrics_program "$2" "$3" "$4" "$5" "$6" ;;
+*) say "usage: metrics.sh block NN FILE | table | line NN FUNCTION SHAPE FILE | program NN FUNCTION SHAPE FILE DIR"; exit 2 ;;
 esac

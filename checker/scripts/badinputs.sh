@@ -11,14 +11,18 @@
 # Two cases need no file: an empty exercise file and a deleted one.
 #
 # Prints one line per case as it ends: "ok NAME: ..." or "FAIL NAME: why"; exit status 0 when every case
-# is ok. `badinputs.sh --count` prints how many cases there are.
+# is ok. `badinputs.sh --count` prints how many cases there are, `--list` the cases one a line, and
+# `--one CASE WORKDIR` runs one of them (make test runs each as one of its jobs).
 # Run by `make test` (selftest.sh), which exports what the Makefile knows (BUILD, BACKEND, NVCC, ...).
 set -u
 . checker/scripts/lib.sh
 root=$(pwd)
-[ "${1:-}" = --count ] && count_only=1 || count_only=0
-work=${1:-$BUILD/$BACKEND/badinputs}
-[ $count_only = 1 ] && work=$BUILD/$BACKEND/badinputs
+mode=${1:-}
+case $mode in
+--count | --list) work=$BUILD/$BACKEND/badinputs ;;
+--one) work=$3 ;;
+*) work=${1:-$BUILD/$BACKEND/badinputs} ;;
+esac
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 limit=${BADINPUT_LIMIT:-150}   # seconds a case may take (the per-test timeout is HARNESS_TIMEOUT)
@@ -47,7 +51,8 @@ cases() {
 }
 
 # --count: how many cases there are (make test announces the number before it runs them).
-if [ $count_only = 1 ]; then cases | wc -l; exit 0; fi
+[ "$mode" = --count ] && { cases | wc -l; exit 0; }
+[ "$mode" = --list ] && { cases; exit 0; }
 
 # The exercise folder's files and their checksums: what must not change.
 fingerprint() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum; find . | sort); }
@@ -92,7 +97,13 @@ run_case() {
     fi
 }
 
-export -f run_case fingerprint exercise_dir exercise_file scratch_copy
+if [ "$mode" = --one ]; then
+    IFS="|" read -r a b c d <<<"$2"
+    run_case "$a" "$b" "$c" "$d" | tee "$work/$a.result"
+    ! grep -q '^FAIL' "$work/$a.result"
+    exit
+fi
+export -f run_case fingerprint exercise_dir exercise_file scratch_copy scratch_course
 export work root limit max_lines
 # Each case's line as it ends (make test shows them as they come).
 cases | tr '\n' '\0' | xargs -0 -P "${JOBS:-2}" -I{} bash -c 'IFS="|" read -r a b c d <<<"$1"; run_case "$a" "$b" "$c" "$d"' _ {} |

@@ -31,7 +31,7 @@ objects=()
 # side. SCRIPTS are sed scripts for the source, applied in turn (the contract is then not included: its
 # types differ).
 add_object() {
-    local nn=$1 src=$2 prefix=$3 obj include=() script
+    local nn=$1 src=$2 prefix=$3 obj include=() script objflags=$flags
     shift 3
     obj="$out/${prefix}$(basename "$src" .cu).o"
     if [ $# -gt 0 ]; then
@@ -39,8 +39,9 @@ add_object() {
         for script in "$@"; do sed -E -i -f "$script" "$src" || return 1; done
     else
         include=(-include "checker/contracts/ex$nn.h")
+        objflags=$(kernel_nvcc_flags "$backend")   # as build-suite.sh compiles it: one compile serves both
     fi
-    $NVCC $flags "${include[@]}" -c "$src" -o "$obj" 2>"$obj.log" || return 1
+    checker/scripts/nvcc-cached.sh "$obj" "$src" $objflags "${include[@]}" -c 2>"$obj.log" || return 1
     localize_object "$obj" "$nn" "$prefix" && objects+=("$obj")
 }
 # A reference that sums ints, as it is and rewritten to sum floats (exercise 11's with one more script).
@@ -58,6 +59,7 @@ for nn in $(exercise_numbers); do
     12) continue ;;  # the library itself: bench.cu times thrust::reduce and CUB directly
     # 10 sums floats already; Part III's row-wise kernels have their own table (checker/bench/bench_rows.cuh)
     10 | 13 | 14 | 15) add_object "$nn" "$sol" ref_ || say "The reference $sol did not compile." ;;
+    16) continue ;;  # the row mapping: a library for rows_torch.py, built below
     *) add_reference "$nn" "$sol" ;;
     esac
     if [ $mode = time ] && [ "$(checker/scripts/progress.sh state "$nn")" = done ]; then
@@ -87,15 +89,27 @@ if [ $mode = check ]; then
 fi
 say "Timing every version at 2^20 to 2^${BENCH_MAX_LOG2:-28} ints, then floats (your exercises appear once \`make exNN\` passes)..."
 "$out/bench" "${BENCH_MAX_LOG2:-28}" "$out/bench.csv" | tee "$out/bench.txt"
-# Part III beside a library: PyTorch's softmax, layer_norm and rms_norm at the same shapes, where this
-# machine's python3 has torch.
+# Part III at the roofline: exercise 16's dispatch (and yours, once it passes) as libraries that
+# rows_torch.py calls beside PyTorch eager, torch.compile and a copy, where this machine's python3 has torch.
+rows_library() {   # SOURCE NAME
+    $NVCC $flags -Xcompiler -fPIC -shared -include checker/contracts/ex16.h "$1" -o "$out/$2" 2>"$out/$2.log"
+}
 if python3 -c 'import torch' 2>/dev/null; then
     say ""
-    python3 checker/bench/rows_torch.py "$out/rows.csv" | tee "$out/rows_torch.txt"
+    if rows_library solutions/ex16_row_mapping.cu librows_ref.so; then
+        if [ "$(checker/scripts/progress.sh state 16)" = done ]; then
+            rows_library "$(exercise_file 16)" librows_my.so || say "Your exercise 16 did not compile, so it is left out."
+        fi
+        python3 checker/bench/rows_torch.py "$out" | tee "$out/rows_torch.txt"
+    else
+        say "The reference solutions/ex16_row_mapping.cu did not build as a library:"; head -n 20 "$out/librows_ref.so.log"
+    fi
 else
     say ""
     say "PyTorch is not installed for python3 here, so Part III's kernels are not timed beside it."
 fi
+# This GPU's tables for the speed line of every later passing grade (checker/scripts/speed.sh).
+checker/scripts/speed.sh cache
 if command -v python3 >/dev/null && python3 -c 'import matplotlib' 2>/dev/null; then
     python3 checker/bench/chart.py "$out/bench.csv" "$out/bench.png" && say "" && say "Chart: $out/bench.png"
 else

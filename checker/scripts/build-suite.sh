@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# build-suite.sh NN SOURCE OUTDIR [BACKEND] - compiles one kernel file against exercise NN's hidden suite.
-# Writes OUTDIR/suite. Exit status: 0 built, 3 the kernel file does not compile, 4 it does not link.
+# build-suite.sh NN SOURCE OUTDIR [BACKEND [EMU_OUTDIR]] - compiles one kernel file against exercise NN's
+# hidden suite. Writes OUTDIR/suite. BACKEND "both" (a GPU machine, where the emulator grades too) compiles
+# the file once, with the GPU's code and the emulator's PTX, and links it twice: OUTDIR/suite for the GPU,
+# EMU_OUTDIR/suite for the emulator. Exit status: 0 built, 3 the kernel file does not compile, 4 it does not
+# link.
 # Compiler messages go to OUTDIR/build.log; the learner-facing explanation goes to stdout.
 set -u
 . checker/scripts/lib.sh
-nn=$1 src=$2 out=$3 backend=${4:-$BACKEND}
+nn=$1 src=$2 out=$3 backend=${4:-$BACKEND} emu_out=${5:-}
 mkdir -p "$out"
 log="$out/build.log"
 
@@ -14,20 +17,25 @@ if [ ! -s "$src" ]; then
     exit 3
 fi
 
-if [ "$backend" = emu ]; then
-    flags="${EMU_NVCCFLAGS} -O3"
-    backend_obj="$BUILD/obj/backend_emu.o"
-    link_libs="${EMU_LIB} ${EMU_LDFLAGS}"
-else
-    flags="${GPU_NVCCFLAGS}"
-    backend_obj="$BUILD/obj/backend_gpu.o"
-    link_libs="${GPU_LDFLAGS}"
-fi
+# The backend object and libraries a suite links against, for one backend.
+link_for() {
+    if [ "$1" = emu ]; then
+        backend_obj="$BUILD/obj/backend_emu.o"
+        link_libs="${EMU_LIB} ${EMU_LDFLAGS}"
+        # gold links a suite in a quarter of the time bfd takes (0.05 s of CPU against 0.2 s, measured here).
+        command -v ld.gold >/dev/null 2>&1 && link_libs="-fuse-ld=gold $link_libs"
+    else
+        backend_obj="$BUILD/obj/backend_gpu.o"
+        link_libs="${GPU_LDFLAGS}"
+    fi
+}
+flags=$(kernel_nvcc_flags "$backend")
 
 # The contract header is force-included: a learner who changes a signature gets a compile error that
-# points at the line, instead of a wrong call at run time.
-if ! $NVCC $flags -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" -c "$src" \
-        -o "$out/kernel.o" >"$log" 2>&1; then
+# points at the line, instead of a wrong call at run time. A file compiled before with the same bytes is
+# not compiled again (nvcc-cached.sh).
+if ! checker/scripts/nvcc-cached.sh "$out/kernel.o" "$src" $flags -include "checker/contracts/ex$nn.h" -c \
+        >"$log" 2>&1; then
     say "$(joined "$BOLD$(textf 'Your file does not compile yet.')$RESET" "$(textf 'nvcc says:')")"
     # nvcc writes file(line); editors turn file:line into a link.
     sed -E 's/^([^ :(]+\.cu)\(([0-9]+)\): /\1:\2: /' "$log" | grep -v '^$' | head -n 30 | sed 's/^/    /'
@@ -38,8 +46,20 @@ if ! $NVCC $flags -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.
     exit 3
 fi
 
-if ! $CXX -o "$out/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o "$BUILD"/obj/i18n_*.o \
-        "$backend_obj" $link_libs $(pkg-config --libs check) -lm >>"$log" 2>&1; then
+# link_suite BACKEND DIR: the suite for one backend, from the one object.
+link_suite() {
+    link_for "$1"
+    mkdir -p "$2"
+    $CXX -o "$2/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o "$BUILD"/obj/i18n_*.o \
+        "$backend_obj" $link_libs $(pkg-config --libs check) -lm >>"$log" 2>&1
+}
+linked=0
+if [ "$backend" = both ]; then
+    link_suite gpu "$out" && link_suite emu "${emu_out:-$out.emu}" && linked=1
+else
+    link_suite "$backend" "$out" && linked=1
+fi
+if [ $linked = 0 ]; then
     missing=$(grep -o "undefined reference to \`[^']*'" "$log" | sed "s/undefined reference to \`//; s/'//" |
               grep -v '^__cuda' | sort -u | tr '\n' ' ')
     if [ -n "$missing" ]; then

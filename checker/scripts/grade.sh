@@ -13,37 +13,22 @@ if [ -z "$file" ]; then
 fi
 
 # On a GPU the emulator grades too: several classic bugs give the right sum on real hardware. Its second
-# opinion gives the verdict, and its build runs beside the GPU's from the start: with Thrust and CUB each
-# build takes many seconds. Its messages wait in build.out until the emulator's turn.
+# opinion gives the verdict. The learner's file is compiled once for both (the GPU's code and the PTX the
+# emulator reads, linked twice), and the emulator's tests run beside the GPU's, their report held back
+# until the GPU's is shown.
 second_opinion=""
 [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && second_opinion=1
-emu_build=""
-if [ -n "$second_opinion" ]; then
-    mkdir -p "$BUILD/emu/learner/ex$nn"
-    checker/scripts/build-suite.sh "$nn" "$file" "$BUILD/emu/learner/ex$nn" emu \
-        >"$BUILD/emu/learner/ex$nn/build.out" 2>&1 &
-    emu_build=$!
-    trap 'kill "$emu_build" 2>/dev/null' EXIT
-fi
 
-# build_for BACKEND OUT: the learner's file built against the suite, or the build started above.
-build_for() {
-    if [ "$1" = emu ] && [ -n "$emu_build" ]; then
-        wait "$emu_build"
-        local status=$?
-        emu_build=""
-        cat "$2/build.out"
-        return $status
-    fi
-    checker/scripts/build-suite.sh "$nn" "$file" "$2" "$1"
-}
-
-# Builds and runs the learner's file on one backend; returns the suite's exit status.
+# Builds and runs the learner's file on one backend (on a GPU with the second opinion: both, the emulator's
+# run in the background into its report file); returns the suite's exit status.
+emu_run="" metrics_run=""
 run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
     shift
     progress_note "$(textf 'Compiling %s with nvcc...' "$file")"
-    build_for "$backend" "$out" || {
+    local how=$backend
+    [ -n "$second_opinion" ] && how=both
+    checker/scripts/build-suite.sh "$nn" "$file" "$out" "$how" "$BUILD/emu/learner/ex$nn" || {
         local status=$?
         say ""
         sayf 'Fix the first error above in %s, then run `make ex%s` again.' "$file" "$nn"
@@ -52,12 +37,21 @@ run_on() {
     }
     progress_done
     # The compiler's warnings about the learner's file, above the tests (once, not per backend).
-    if [ "$backend" = "$BACKEND" ] && ! is_starting_file "$file"; then
+    if ! is_starting_file "$file"; then
         local warnings
         warnings=$(nvcc_warnings "$file" "$out/build.log")
         [ -n "$warnings" ] && say "$BOLD$(textf 'nvcc warns about your file:')$RESET" && say "$warnings" && say ""
     fi
     mkdir -p "$STATE_DIR"
+    if [ -n "$second_opinion" ]; then
+        COURSE_COLOR=$([ -t 1 ] && echo 1) timeout 1800 "$BUILD/emu/learner/ex$nn/suite" \
+            --tap "$STATE_DIR/ex$nn.emu.tap" --second-opinion >"$BUILD/emu/learner/ex$nn/report.txt" 2>&1 &
+        emu_run=$!
+        # The emulator's counters too (shown only if every test passes): the GPU machine has cores to spare.
+        checker/metrics/metrics.sh block "$nn" "$file" >"$BUILD/emu/learner/ex$nn/metrics.txt" 2>&1 &
+        metrics_run=$!
+        trap 'kill "$emu_run" "$metrics_run" 2>/dev/null' EXIT
+    fi
     timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap" "$@"
 }
 
@@ -73,7 +67,10 @@ status=$?
 if [ -n "$second_opinion" ]; then
     say ""
     say "$DIM$(textf "The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:")$RESET"
-    run_on emu --second-opinion || status=1
+    progress_note "$(textf "Waiting for the emulator's run...")"
+    wait "$emu_run" || status=1
+    progress_done
+    cat "$BUILD/emu/learner/ex$nn/report.txt"
 fi
 # The hint follows the first failure; on a GPU, the emulator's when it has one: it names the cause (a race,
 # a read past n) where the GPU only shows a wrong sum.
@@ -83,11 +80,18 @@ checker/scripts/hint.sh record "$nn" "$tap"
 if [ $status -eq 0 ]; then
     # The emulator's counters for this kernel beside the reference's (only for a kernel that runs right:
     # one that does not would only repeat the report above, or never end).
-    if [ -n "${EMU_LIB:-}" ]; then
+    if [ -n "$metrics_run" ]; then
+        progress_note "$(textf "Counting your kernel's instructions and memory accesses on the emulator...")"
+        wait "$metrics_run"
+        progress_done
+        cat "$BUILD/emu/learner/ex$nn/metrics.txt"
+    elif [ -n "${EMU_LIB:-}" ]; then
         progress_note "$(textf "Counting your kernel's instructions and memory accesses on the emulator...")"
         checker/metrics/metrics.sh block "$nn" "$file"
         progress_done
     fi
+    # On a GPU, the speed: the learner's kernel and a copy timed now, the rest from make bench's tables.
+    checker/scripts/speed.sh "$nn"
     say ""
     checker/scripts/progress.sh record "$nn" done
     checker/scripts/predict.sh show "$nn"

@@ -179,6 +179,16 @@ is_starting_file() {
     return 1
 }
 
+# PATH with the course developer's tools that `deps.sh --test` installs from PyPI in front (.deps/tools:
+# actionlint in bin/, cuobjdump and nvdisasm in nvidia/cuNN/bin/), where they are.
+dev_tools_path() {
+    local dir p=$PATH
+    for dir in "$PWD"/.deps/tools/nvidia/cu*/bin "$PWD/.deps/tools/bin"; do
+        [ -d "$dir" ] && p="$dir:$p"
+    done
+    echo "$p"
+}
+
 # Exits with status 2 and a sentence unless NN names an exercise; ACTION is the make target that was used
 # ("hint", "solution"...), for the example in the sentence.
 require_exercise() {
@@ -197,6 +207,16 @@ require_exercise() {
 # or emu (linked against the emulator).
 program_nvcc_flags() {
     if [ "$1" = gpu ]; then echo "$GPU_NVCCFLAGS"; else echo "$EMU_NVCCFLAGS -O3 -std=c++17"; fi
+}
+
+# The nvcc flags that compile one kernel file for BACKEND (its contract is force-included after them):
+# build-suite.sh's, and make bench's for the same file, so that it is compiled once (nvcc-cached.sh).
+kernel_nvcc_flags() {
+    case $1 in
+    emu) echo "$EMU_NVCCFLAGS -O3 -I$CUDA_HOME/include/cccl" ;;
+    both) echo "${BOTH_NVCCFLAGS:-$GPU_NVCCFLAGS} -I$CUDA_HOME/include/cccl" ;;
+    *) echo "$GPU_NVCCFLAGS -I$CUDA_HOME/include/cccl" ;;
+    esac
 }
 
 # The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line.
@@ -240,12 +260,11 @@ metric_label() {
 
 # ---- Grading a file as a learner would, without touching the real exercise -------------------------------
 
-# scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
-# exercise NN as `make exNN` does: the checker, the Makefile and the lessons linked from ROOT (default: this
-# one), a copy of the exercise's folder, and the checker's built objects linked read-only (the learner's
-# build goes to DIR/build). Prints the exercise file's path inside DIR, as the course ships it.
-scratch_copy() {
-    local dir=$1 nn=$2 root=${3:-$(pwd)} exdir rel real_build
+# scratch_course DIR [ROOT]: makes DIR a course without exercises, where checker/scripts/grade.sh and
+# build-suite.sh run with BUILD=build: the checker, the Makefile and the lessons linked from ROOT (default:
+# this one), and the checker's built objects linked read-only (what is built there goes to DIR/build).
+scratch_course() {
+    local dir=$1 root=${2:-$(pwd)} real_build
     real_build=$(cd "$root/$BUILD" && pwd)
     rm -rf "$dir"
     mkdir -p "$dir/exercises" "$dir/build/emu"
@@ -257,6 +276,16 @@ scratch_copy() {
     [ -e "$real_build/bin" ] && ln -s "$real_build/bin" "$dir/build/bin"
     [ -e "$real_build/locale" ] && ln -s "$real_build/locale" "$dir/build/locale"
     [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    return 0
+}
+
+# scratch_copy DIR NN: makes DIR a scratch repository in which `checker/scripts/grade.sh NN` grades
+# exercise NN as `make exNN` does: the checker, the Makefile and the lessons linked from ROOT (default: this
+# one), a copy of the exercise's folder, and the checker's built objects linked read-only (the learner's
+# build goes to DIR/build). Prints the exercise file's path inside DIR, as the course ships it.
+scratch_copy() {
+    local dir=$1 nn=$2 root=${3:-$(pwd)} exdir rel
+    scratch_course "$dir" "$root"
     exdir=$(cd "$root" && exercise_dir "$nn")
     cp -R "$root/$exdir" "$dir/exercises/"
     # The skeleton's name as committed (the learner's own copy may be the one deleted).

@@ -19,6 +19,8 @@
 # Prints one line per entry as it ends: "ok NAME: ...", "FAIL NAME: why", or "WAIT NAME: why" for an
 # entry marked "# needs:". Exit status 0 when no entry failed.
 #   mistakes.sh --count     how many entries there are
+#   mistakes.sh --list      the entries, one a line
+#   mistakes.sh --one ENTRY WORKDIR   grades that one (make test runs each as one of its jobs)
 #   mistakes.sh --waiting   the entries marked "# needs:", one a line, with what they wait for
 set -u
 . checker/scripts/lib.sh
@@ -36,6 +38,7 @@ entries() {
 
 case "${1:-}" in
 --count) entries | wc -l; exit 0 ;;
+--list) entries; exit 0 ;;
 --waiting)
     for f in $(entries); do
         needs=$(corpus_header "$f" needs | paste -sd, -)
@@ -45,6 +48,7 @@ case "${1:-}" in
 esac
 if [ "$BACKEND" = gpu ]; then export HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-10}; fi
 work=${1:-$BUILD/$BACKEND/mistakes}
+[ "$work" = --one ] && work=$3
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
@@ -116,7 +120,13 @@ run_entry() {
     fi
 }
 
-export -f run_entry squeeze scratch_copy corpus_header corpus_base corpus_apply exercise_dir exercise_file
+if [ "${1:-}" = --one ]; then
+    result=$(run_entry "$2")
+    echo "$result"
+    [ "${result#FAIL}" = "$result" ]
+    exit
+fi
+export -f run_entry squeeze scratch_copy scratch_course corpus_header corpus_base corpus_apply exercise_dir exercise_file
 export work root
 entries | xargs -r -P "${JOBS:-2}" -I{} bash -c 'run_entry "$1"' _ {} | tee "$work/results"
 ! grep -q '^FAIL' "$work/results"

@@ -46,7 +46,7 @@ disassemble() {
             src="$work/$name.cu"
         fi
     fi
-    ${NVCC:-nvcc} -arch="$arch" -O3 -cubin "${include[@]}" -o "$work/$name.cubin" "$src" >"$work/$name.log" 2>&1 ||
+    checker/scripts/nvcc-cached.sh "$work/$name.cubin" "$src" -arch="$arch" -O3 -cubin "${include[@]}" >"$work/$name.log" 2>&1 ||
         { say "sass.sh: $src did not compile for $arch:"; head -n 5 "$work/$name.log"; return 1; }
     cuobjdump -sass "$work/$name.cubin" >"$work/$name.sass" 2>&1 ||
         { say "sass.sh: cuobjdump could not disassemble $src:"; head -n 3 "$work/$name.sass"; return 1; }

@@ -6,13 +6,19 @@
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
 # the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
-# emulator's own tests must pass. Last, `make bench`'s program is built from the references (on ints, and
-# on floats by checker/bench/as_float.sed) and each version's sums are checked. Then the lessons' ladders
-# and SASS boxes are compared with what their commands print now, the measurement candidates of
+# emulator's own tests must pass. `make bench`'s program is built from the references (on ints, and on
+# floats by checker/bench/as_float.sed) and each version's sums are checked. The lessons' ladders
+# and SASS boxes are compared with what their commands print now, so are `make show`'s pictures (with its own
+# checks: checker/show/check_show.py), the measurement candidates of
 # checker/bench/candidates/ must still apply to the solutions, and the Chinese edition must be in step
 # with the English one (editions.py, report-editions.py).
+# The classroom's workflow must pass actionlint, and `make classroom` must grade three checkouts as they are.
+# Every verification is one job of one queue, longest first (as long as it took last time here, else a
+# guess), run nproc at a time, so that both cores of a small machine stay busy to the end.
 # Each verification's line appears as it ends, numbered "[ k/N]"; the header's N and the footer's count
 # are the same verifications. A table of caught and missed per exercise follows.
+# What it needs beyond a learner's tools (xgettext, Chromium, cuobjdump and nvdisasm, actionlint) deps.sh
+# --test installs meanwhile; the checks that use them wait for it.
 # On a GPU machine each kernel runs on the GPU and on the emulator: a solution must pass both, and a
 # wrong kernel must be caught by at least one (several bugs give the right sum on real hardware).
 set -u
@@ -23,6 +29,15 @@ export COURSE_LANG=en
 work="$BUILD/$BACKEND/selftest"
 rm -rf "$work"
 mkdir -p "$work"
+# The tools only some checks need install while the kernels are graded (mostly a download): those checks
+# wait for them (with_dev_tools).
+( checker/scripts/deps.sh --test >"$work/deps.log" 2>&1; touch "$work/deps.done" ) &
+with_dev_tools() {
+    local waited=0
+    while [ ! -e "$work/deps.done" ] && [ $waited -lt 900 ]; do sleep 1; waited=$((waited + 1)); done
+    PATH=$(dev_tools_path)
+    export PATH
+}
 jobs=$(nproc 2>/dev/null || echo 2)
 backends=$BACKEND
 [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && backends="gpu emu"
@@ -143,7 +158,7 @@ run_item() {
         elif [[ " $outcomes " == *" skip "* ]]; then ok=skip
         else ok=1; fi ;;
     esac
-    echo "$ok|$label|$nn|$skipped_here" >"$work/verdicts/$index"
+    echo "$ok|$label|$nn|$skipped_here|kernel" >"$work/verdicts/$index"
     case $ok in
     1) finished "${GREEN}✓${RESET}" "$label" ;;
     skip) local reason="no device"; [ -n "$gpu_only" ] && reason="needs a GPU"
@@ -152,128 +167,80 @@ run_item() {
     esac
 }
 
-# ---- What runs: the items, the bad inputs, the realistic mistakes, and four groups of other checks -------
-count=$(wc -l <"$items")
-bad_count=$(checker/scripts/badinputs.sh --count)
-mistake_count=$(checker/scripts/mistakes.sh --count)
-lesson_checks=6   # the lessons' ladders, SASS boxes and candidates, the corpus's form, and the editions (below)
-total=$((count + bad_count + mistake_count + 2 + $(wc -w <<<"$backends") + lesson_checks))
-echo 0 >"$work/count"
-mkdir -p "$work/verdicts"
-export -f run_item judge finished
-export items work total backends sep
-verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
-say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
-say "$backends), $bad_count bad inputs, $mistake_count realistic mistakes, and the harness's, the emulator's,"
-say "the benchmark's and the lessons' own checks."
-
-# The kernels that never return, and exercise 08's (its 8 GiB test), first: they run longest, and would
-# otherwise finish last, alone.
-slow='never_returns\|grid_barrier\|endless\||08|'
-slow_first() { grep -n "$slow" "$items" | cut -d: -f1; grep -vn "$slow" "$items" | cut -d: -f1; }
-slow_first | xargs -P "$jobs" -n 1 bash -c '. checker/scripts/lib.sh; run_item "$0"'
-
-passed=0 failed=0 skipped=0 skipped_tests=0
-# For the table: per exercise, wrong kernels caught / missed / skipped and unusual kernels accepted /
-# rejected (indexed by the exercise number as a decimal).
-declare -a caught missed wskip accepted rejected
-for index in $(seq 1 "$count"); do
-    IFS='|' read -r ok label nn skipped_here <"$work/verdicts/$index" 2>/dev/null || { ok=0 label=? nn=00 skipped_here=0; }
-    skipped_tests=$((skipped_tests + ${skipped_here:-0}))
-    e=$((10#$nn))
-    case "$label:$ok" in
-    wrong*:1) caught[e]=$(( ${caught[e]:-0} + 1 )) ;;
-    wrong*:skip) wskip[e]=$(( ${wskip[e]:-0} + 1 )) ;;
-    wrong*) missed[e]=$(( ${missed[e]:-0} + 1 )) ;;
-    unusual*:1) accepted[e]=$(( ${accepted[e]:-0} + 1 )) ;;
-    unusual*:skip) ;;
-    unusual*) rejected[e]=$(( ${rejected[e]:-0} + 1 )) ;;
-    esac
+# ---- The other verifications, each one job: "ok|label|exercise|skipped tests|kind" in verdicts/ID ------
+# verdict ID OK LABEL [KIND]: records a verification that is not a kernel (kind check, bad or mistake) and
+# prints its line; OK is 1, 0, skip or wait, LABEL its text (for a failure: its text and why).
+verdict() {
+    local id=$1 ok=$2 label=$3 kind=${4:-check}
+    echo "$ok|$label|00|0|$kind" >"$work/verdicts/$id"
     case $ok in
-    1) passed=$((passed + 1)) ;;
-    skip) skipped=$((skipped + 1)) ;;
-    *) failed=$((failed + 1)) ;;
+    1) finished "${GREEN}✓${RESET}" "$label" ;;
+    0) finished "${RED}✗${RESET}" "$label" ;;
+    wait) finished "${DIM}-${RESET}" "$label ${DIM}(waiting)${RESET}" ;;
+    *) finished "${DIM}-${RESET}" "$label" ;;
     esac
-done
-
-# ---- Bad inputs and realistic mistakes: through grade.sh in scratch copies, one line each as they end ----
-# Their scripts print "ok NAME: ..." or "FAIL NAME: why" (or, for a mistake whose report waits on work
-# not merged yet, "WAIT NAME: why"); this counts them into got_ok, got_fail and got_wait.
-stream_results() {   # KIND EXPECTED
-    local line kind=$1 expected=$2
-    got_ok=0 got_fail=0 got_wait=0
-    while IFS= read -r line; do
-        case "$line" in
-        "ok "*) got_ok=$((got_ok + 1)); finished "${GREEN}✓${RESET}" "$kind ${line#ok }" ;;
-        "FAIL "*) got_fail=$((got_fail + 1)); finished "${RED}✗${RESET}" "$kind ${line#FAIL }" ;;
-        "WAIT "*) got_wait=$((got_wait + 1)); finished "${DIM}-${RESET}" "$kind ${line#WAIT } ${DIM}(waiting)${RESET}" ;;
-        esac
-    done
-    local missing=$((expected - got_ok - got_fail - got_wait))
-    if [ "$missing" -gt 0 ]; then
-        got_fail=$((got_fail + missing))
-        for _ in $(seq 1 "$missing"); do finished "${RED}✗${RESET}" "$kind: no result (log: $work/$kind.log)"; done
-    fi
 }
-stream_results "bad input" "$bad_count" < <(JOBS=$jobs checker/scripts/badinputs.sh "$work/badinputs" 2>"$work/bad input.log")
-bad_ok=$got_ok bad_failed=$got_fail
-stream_results "mistake" "$mistake_count" < <(JOBS=$jobs checker/scripts/mistakes.sh "$work/mistakes" 2>"$work/mistake.log")
-mistakes_ok=$got_ok mistakes_failed=$got_fail mistakes_waiting=$got_wait
-passed=$((passed + bad_ok + mistakes_ok)) failed=$((failed + bad_failed + mistakes_failed))
-skipped=$((skipped + mistakes_waiting))
 
-# ---- The harness's and the emulator's own tests, and make bench's program: one verification each --------
-hp=""
-NO_COLOR=1 "$BUILD/harness-tests" --summary >"$work/harness-tests.log" 2>&1
-hp=$(sed -n 's/^RESULT passed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
-hf=$(sed -n 's/^RESULT .*failed=\([0-9]*\).*/\1/p' "$work/harness-tests.log")
-if [ -n "$hp" ] && [ "$hf" = 0 ]; then
-    passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "the harness's own tests: $hp passed"
-else
-    failed=$((failed + 1)); finished "${RED}✗${RESET}" "the harness's own tests: ${hf:-no result}${hf:+ failed} (log: $work/harness-tests.log)"
-fi
-if [ -n "${EMU_LIB:-}" ]; then
-    emu_line=$(make --no-print-directory -s emu-test 2>&1 | tee "$work/emu-test.log" | tail -n 1)
-    ep=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$emu_line")
-    ef=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$emu_line")
-    if [ -n "$ep" ] && [ "${ef:-0}" = 0 ]; then
-        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "the emulator's own tests: $ep passed"
-    else
-        failed=$((failed + 1)); finished "${RED}✗${RESET}" "the emulator's own tests: ${emu_line:-no result} (log: $work/emu-test.log)"
-    fi
-else
-    skipped=$((skipped + 1)); finished "${DIM}-${RESET}" "the emulator's own tests ${DIM}(skipped: no emulator here)${RESET}"
-fi
+# A bad input or a realistic mistake, through its script's --one: "ok NAME: ...", "FAIL ..." or "WAIT ...".
+# KIND (badinputs or mistakes) names its verdicts' kind and its folder in work/.
+run_scripted() {   # ID SCRIPT KIND-LABEL KIND ARG
+    local id=$1 script=$2 what=$3 kind=$4 line
+    line=$("$script" --one "$5" "$work/$kind" 2>>"$work/$what.log" | tail -n 1)
+    case "$line" in
+    "ok "*) verdict "$id" 1 "$what ${line#ok }" "$kind" ;;
+    "WAIT "*) verdict "$id" wait "$what ${line#WAIT }" "$kind" ;;
+    "FAIL "*) verdict "$id" 0 "$what ${line#FAIL }" "$kind" ;;
+    *) verdict "$id" 0 "$what $5: no result (log: $work/$what.log)" "$kind" ;;
+    esac
+}
+
+# check_cmd ID LABEL LOG COMMAND...: one verdict from the command's exit status and last line.
+check_cmd() {
+    local id=$1 label=$2 log=$3
+    shift 3
+    if "$@" >"$log" 2>&1; then verdict "$id" 1 "$label: $(tail -n 1 "$log")"
+    else verdict "$id" 0 "$label: $(tail -n 1 "$log") (log: $log)"; fi
+}
+
+harness_tests() {
+    local hp hf log="$work/harness-tests.log"
+    NO_COLOR=1 "$BUILD/harness-tests" --summary >"$log" 2>&1
+    hp=$(sed -n 's/^RESULT passed=\([0-9]*\).*/\1/p' "$log")
+    hf=$(sed -n 's/^RESULT .*failed=\([0-9]*\).*/\1/p' "$log")
+    if [ -n "$hp" ] && [ "$hf" = 0 ]; then verdict harness 1 "the harness's own tests: $hp passed"
+    else verdict harness 0 "the harness's own tests: ${hf:-no result}${hf:+ failed} (log: $log)"; fi
+}
+emu_tests() {
+    local line ep ef log="$work/emu-test.log"
+    if [ -z "${EMU_LIB:-}" ]; then verdict emu-test skip "the emulator's own tests ${DIM}(skipped: no emulator here)${RESET}"; return; fi
+    line=$(make --no-print-directory -s emu-test 2>&1 | tee "$log" | tail -n 1)
+    ep=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$line")
+    ef=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line")
+    if [ -n "$ep" ] && [ "${ef:-0}" = 0 ]; then verdict emu-test 1 "the emulator's own tests: $ep passed"
+    else verdict emu-test 0 "the emulator's own tests: ${line:-no result} (log: $log)"; fi
+}
 # Every reference, on ints and as floats (checker/bench/as_float.sed), run once per size, sums checked.
-for backend in $backends; do
-    log="$work/bench-check-$backend.log"
-    checker/scripts/bench.sh --check "$backend" >"$log" 2>&1
-    status=$?
-    line=$(tail -n 1 "$log")
-    if [ $status = 0 ]; then
-        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "make bench's program on $backend: every version's sums right"
+bench_check() {   # BACKEND
+    local log="$work/bench-check-$1.log"
+    if checker/scripts/bench.sh --check "$1" >"$log" 2>&1; then
+        verdict "bench-$1" 1 "make bench's program on $1: every version's sums right"
+    else verdict "bench-$1" 0 "make bench's program on $1: $(tail -n 1 "$log") (log: $log)"; fi
+}
+sass_boxes() {
+    with_dev_tools
+    if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
+        check_cmd sass "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
     else
-        failed=$((failed + 1)); finished "${RED}✗${RESET}" "make bench's program on $backend: $line (log: $log)"
-    fi
-done
-
-# ---- The lessons' numbers and listings: each is what its command prints now ---------------------------------
-lesson_check() {   # LABEL LOG COMMAND...: one verdict from the command's exit status and last line
-    local label=$1 log=$2
-    shift 2
-    if "$@" >"$log" 2>&1; then
-        passed=$((passed + 1)); finished "${GREEN}✓${RESET}" "$label: $(tail -n 1 "$log")"
-    else
-        failed=$((failed + 1)); finished "${RED}✗${RESET}" "$label: $(tail -n 1 "$log") (log: $log)"
+        verdict sass skip "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH, and deps.sh --test could not install them: $BUILD/.pypi-tools.log)${RESET}"
     fi
 }
-lesson_check "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check
-if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
-    lesson_check "SASS boxes (checker/scripts/sass.sh --check)" "$work/sass.log" checker/scripts/sass.sh --check
-else
-    skipped=$((skipped + 1))
-    finished "${DIM}-${RESET}" "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH; .ci/run installs them)${RESET}"
-fi
+# make show: the lessons' pictures are its drawings of the references, and its own checks (the last line
+# says whether the page was checked in a browser, which deps.sh --test installs, or by its structure).
+show_check() {   # ID LABEL LOG COMMAND...
+    if [ -z "${EMU_LIB:-}" ]; then verdict "$1" skip "$2 ${DIM}(skipped: no emulator here)${RESET}"; return; fi
+    with_dev_tools
+    check_cmd "$@"
+}
 candidates_apply() {
     local patch
     for patch in checker/bench/candidates/*.patch; do
@@ -281,7 +248,6 @@ candidates_apply() {
     done
     echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
 }
-lesson_check "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply
 # Corpus and unusual entries are patches (lib.sh); a file stored whole would never be run.
 corpus_all_patches() {
     local whole
@@ -289,16 +255,160 @@ corpus_all_patches() {
     [ -z "$whole" ] || { echo "stored whole, so never run (make each a patch, see lib.sh): $whole" | tr '\n' ' '; return 1; }
     echo "$(find checker/corpus checker/unusual -name '*.patch' | wc -l) entries, every one a patch"
 }
-lesson_check "the corpus's entries" "$work/corpus-form.log" corpus_all_patches
-# The Chinese edition in step with the English one: the pages, and the report (its catalog and a grade).
-lesson_check "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py
-if command -v msgfmt >/dev/null 2>&1 && command -v xgettext >/dev/null 2>&1; then
-    lesson_check "Chinese report (checker/scripts/report-editions.py)" "$work/report-editions.log" \
-        python3 checker/scripts/report-editions.py
-else
-    skipped=$((skipped + 1))
-    finished "${DIM}-${RESET}" "Chinese report ${DIM}(skipped: gettext's msgfmt or xgettext is not on PATH; deps.sh installs them)${RESET}"
-fi
+report_editions() {
+    with_dev_tools
+    if command -v msgfmt >/dev/null 2>&1 && command -v xgettext >/dev/null 2>&1; then
+        check_cmd report-editions "Chinese report (checker/scripts/report-editions.py)" "$work/report-editions.log" \
+            python3 checker/scripts/report-editions.py
+    else
+        verdict report-editions skip "Chinese report ${DIM}(skipped: gettext's msgfmt or xgettext is not on PATH; deps.sh installs them)${RESET}"
+    fi
+}
+# The classroom's workflow (.github/workflows/) as actionlint reads it.
+workflow_lint() {
+    with_dev_tools
+    if ! ls .github/workflows/*.yml >/dev/null 2>&1; then
+        verdict workflow 1 "the classroom workflow: none in .github/workflows/, nothing to check"; return
+    fi
+    if ! command -v actionlint >/dev/null 2>&1; then
+        verdict workflow skip "the classroom workflow ${DIM}(skipped: actionlint is not on PATH, and deps.sh --test could not install it: $BUILD/.pypi-tools.log)${RESET}"
+        return
+    fi
+    local log="$work/actionlint.log"
+    if actionlint -no-color .github/workflows/*.yml >"$log" 2>&1; then
+        verdict workflow 1 "the classroom workflow: actionlint finds nothing in $(echo .github/workflows/*.yml)"
+    else verdict workflow 0 "the classroom workflow: actionlint: $(head -n 1 "$log") (log: $log)"; fi
+}
+# make classroom on three checkouts made here: one solved, one broken, one untouched.
+classroom_check() {
+    check_cmd classroom "make classroom (checker/scripts/classroom-test.sh)" "$work/classroom.log" \
+        checker/scripts/classroom-test.sh "$work/classroom"
+}
+
+# run_job KIND ARG: one verification; its time goes to work/durations, which orders the next make test.
+run_job() {
+    local start=$EPOCHREALTIME label
+    case $1 in
+    item) run_item "$2"; label=$(sed -n "${2}p" "$items" | cut -d'|' -f1) ;;
+    bad) label=$(sed -n "${2}p" "$work/bad.list"); run_scripted "bad$2" checker/scripts/badinputs.sh "bad input" badinputs "$label" ;;
+    mistake) label=$(sed -n "${2}p" "$work/mistakes.list"); run_scripted "mistake$2" checker/scripts/mistakes.sh mistake mistakes "$label" ;;
+    check) label=$2
+        case $2 in
+        harness) harness_tests ;;
+        emu-test) emu_tests ;;
+        bench-*) bench_check "${2#bench-}" ;;
+        ladders) check_cmd ladders "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check ;;
+        sass) sass_boxes ;;
+        show-lessons) show_check show-lessons "make show's pictures in the lessons (checker/show/lessons.py --check)" \
+            "$work/show-lessons.log" python3 checker/show/lessons.py --check ;;
+        show) show_check show "make show (checker/show/check_show.py)" "$work/show.log" python3 checker/show/check_show.py ;;
+        candidates) check_cmd candidates "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply ;;
+        corpus-form) check_cmd corpus-form "the corpus's entries" "$work/corpus-form.log" corpus_all_patches ;;
+        editions) check_cmd editions "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py ;;
+        report-editions) report_editions ;;
+        workflow) workflow_lint ;;
+        classroom) classroom_check ;;
+        esac ;;
+    esac
+    echo "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')	$label" >>"$work/durations"
+}
+
+# ---- The queue: every verification, longest first, so that both cores stay busy to the end ---------------
+# A job's length is its time in the last make test here (BUILD/BACKEND/selftest-durations), else a guess
+# from what was measured on 2 cores (emulator on CPU): nvcc takes about 2 s of CPU a file, Thrust and CUB
+# (exercise 12) about 10; exercise 08's n = 2^31 - 1 test about 8 on the emulator; the emulator's own
+# tests 85, make bench's program 55 (each a few dozen compiles), make show's pictures 40, the SASS boxes 20.
+count=$(wc -l <"$items")
+bad_count=$(checker/scripts/badinputs.sh --count)
+mistake_count=$(checker/scripts/mistakes.sh --count)
+checker/scripts/badinputs.sh --list >"$work/bad.list"
+checker/scripts/mistakes.sh --list >"$work/mistakes.list"
+checks="harness emu-test $(printf 'bench-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom"
+guess() {   # NN KIND: seconds
+    local s=3
+    case $1 in 08) s=11 ;; 12) s=14 ;; esac
+    [ "$2" = grade ] && s=$((s + 1))
+    echo "$s"
+}
+{
+    index=0
+    while IFS='|' read -r label nn _; do
+        index=$((index + 1)); printf '%s\t%s\titem %s\n' "$(guess "$nn" item)" "$label" "$index"
+    done <"$items"
+    index=0
+    while IFS= read -r line; do
+        index=$((index + 1)); printf '%s\t%s\tbad %s\n' "$(guess "$(cut -d'|' -f2 <<<"$line")" grade)" "$line" "$index"
+    done <"$work/bad.list"
+    index=0
+    while IFS= read -r entry; do
+        index=$((index + 1)); printf '%s\t%s\tmistake %s\n' "$(guess "$(basename "$(dirname "$entry")" | sed 's/^ex//')" grade)" "$entry" "$index"
+    done <"$work/mistakes.list"
+    for c in $checks; do
+        case $c in emu-test) s=85 ;; bench-*) s=55 ;; show-lessons) s=40 ;; sass | show) s=20 ;;
+                   report-editions | classroom) s=10 ;; *) s=1 ;; esac
+        printf '%s\t%s\tcheck %s\n' "$s" "$c" "$c"
+    done
+} >"$work/queue"
+durations="$BUILD/$BACKEND/selftest-durations"
+# Each job's label as run_job writes it: a bad input's and a mistake's are their --list lines.
+awk -F'\t' 'NR == FNR { last[$2] = $1; next } { if ($2 in last) $1 = last[$2]; print $1 "\t" $3 }' OFS='\t' \
+    "$durations" "$work/queue" 2>/dev/null >"$work/queue.timed" || cut -f1,3 "$work/queue" >"$work/queue.timed"
+total=$(wc -l <"$work/queue.timed")
+echo 0 >"$work/count"
+mkdir -p "$work/verdicts"
+: >"$work/durations"
+export -f run_item judge finished verdict run_scripted with_dev_tools show_check check_cmd harness_tests emu_tests bench_check sass_boxes \
+    candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
+export items work total backends sep
+verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
+say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
+say "$backends), $bad_count bad inputs, $mistake_count realistic mistakes, and the harness's, the emulator's,"
+say "the benchmark's, the lessons' and the classroom's own checks."
+
+sort -t$'\t' -k1,1 -rn -s "$work/queue.timed" | cut -f2 |
+    xargs -P "$jobs" -L 1 bash -c '. checker/scripts/lib.sh; run_job "$0" "$1"'
+cp "$work/durations" "$durations" 2>/dev/null
+
+passed=0 failed=0 skipped=0 skipped_tests=0
+bad_ok=0 bad_failed=0 mistakes_ok=0 mistakes_failed=0 mistakes_waiting=0
+# For the table: per exercise, wrong kernels caught / missed / skipped and unusual kernels accepted /
+# rejected (indexed by the exercise number as a decimal).
+declare -a caught missed wskip accepted rejected
+while IFS=$'\t' read -r _ job; do
+    case $job in
+    item*) id=${job#item } ;;
+    bad*) id=bad${job#bad } ;;
+    mistake*) id=mistake${job#mistake } ;;
+    *) id=${job#check } ;;
+    esac
+    if ! IFS='|' read -r ok label nn skipped_here kind <"$work/verdicts/$id" 2>/dev/null; then
+        ok=0 label=$job nn=00 skipped_here=0 kind=check
+        finished "${RED}✗${RESET}" "$job: no result (logs: $work/)"
+    fi
+    skipped_tests=$((skipped_tests + ${skipped_here:-0}))
+    e=$((10#$nn))
+    case "${kind:-kernel}:$label:$ok" in
+    kernel:wrong*:1) caught[e]=$(( ${caught[e]:-0} + 1 )) ;;
+    kernel:wrong*:skip) wskip[e]=$(( ${wskip[e]:-0} + 1 )) ;;
+    kernel:wrong*) missed[e]=$(( ${missed[e]:-0} + 1 )) ;;
+    kernel:unusual*:1) accepted[e]=$(( ${accepted[e]:-0} + 1 )) ;;
+    kernel:unusual*:skip) ;;
+    kernel:unusual*) rejected[e]=$(( ${rejected[e]:-0} + 1 )) ;;
+    badinputs:*:1) bad_ok=$((bad_ok + 1)) ;;
+    badinputs:*) bad_failed=$((bad_failed + 1)) ;;
+    mistakes:*:1) mistakes_ok=$((mistakes_ok + 1)) ;;
+    mistakes:*:wait) mistakes_waiting=$((mistakes_waiting + 1)) ;;
+    mistakes:*) mistakes_failed=$((mistakes_failed + 1)) ;;
+    esac
+    case $ok in
+    1) passed=$((passed + 1)) ;;
+    skip | wait) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+    esac
+done <"$work/queue.timed"
+
+# What deps.sh --test said (it installed something, or could not).
+[ -s "$work/deps.log" ] && cat "$work/deps.log"
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""

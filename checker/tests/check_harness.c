@@ -2,8 +2,10 @@
 #include "../harness/harness.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(test_harness_explain_names_the_poison)
 {
@@ -105,6 +107,139 @@ START_TEST(test_text_tidy_joins_chinese_and_keeps_columns)
 }
 END_TEST
 
+/* ---- The report: findings as records ------------------------------------------------------------------ */
+
+/* A failure's message as the harness writes it in a test's process: a record's line, then plain text. */
+static void message_with_race(char *buf, size_t len, int line, const char *plain, const char *hint)
+{
+    emu_record r;
+    emu_record_init(&r, EMU_FD_RACE);
+    snprintf(r.at.file, sizeof r.at.file, "ex.cu");
+    r.at.line = line;
+    r.at.label = EMU_LABEL_READ;
+    r.other = r.at;
+    r.other.line = 15;
+    r.other.label = EMU_LABEL_WRITE;
+    snprintf(r.kernel, sizeof r.kernel, "k");
+    snprintf(r.text, sizeof r.text, "reads sdata[1] too early.");
+    size_t n = emu_record_encode(&r, EMU_ENCODE_ALL, buf, len);
+    snprintf(buf + n, len - n, "\n%s%s%s", plain, hint ? "\nHint: " : "", hint ? hint : "");
+}
+
+/* What report_test prints for the tests (names, messages), in order, into out, in a report that expects
+ * `expected` tests (the rest run after these). */
+static void capture_report_of(const char *const *names, const char *const *msgs, int count, int expected, char *out,
+                              size_t len)
+{
+    fflush(stdout);
+    FILE *tmp = tmpfile();
+    ck_assert_msg(tmp != NULL, "no temporary file");
+    int saved = dup(fileno(stdout));
+    dup2(fileno(tmp), fileno(stdout));
+    report_begin(0);
+    report_expect_tests(expected);
+    for (int i = 0; i < count; i++) report_test(names[i], HARNESS_FAILED, msgs[i], 10, "", "", "");
+    fflush(stdout);
+    dup2(saved, fileno(stdout));
+    close(saved);
+    rewind(tmp);
+    size_t got = fread(out, 1, len - 1, tmp);
+    out[got] = '\0';
+    fclose(tmp);
+}
+
+static void capture_report(const char *const *names, const char *const *msgs, int count, char *out, size_t len)
+{
+    capture_report_of(names, msgs, count, count, out, len);
+}
+
+START_TEST(test_report_says_a_finding_once_and_only_the_first_hint)
+{
+    char first[4096], again[4096], out[8192];
+    message_with_race(first, sizeof first, 22, "k(n = 1) gave its result, but the emulator found:",
+                      "Is there a barrier between the load and the tree?");
+    message_with_race(again, sizeof again, 22, "k(n = 2) gave its result, but the emulator found:",
+                      "Does each block read its own row?");
+    const char *names[] = {"core: one", "sizes: two", "sizes: three"};
+    const char *msgs[] = {first, again, "k(n = 3) should be 6, but it is 5: a sum of rows that the report "
+                          "cuts after two lines because it is long, and longer still, so that it needs three "
+                          "lines of the report to be said in full, which a later failure does not get.\n"
+                          "Hint: Does each block read its own row?"};
+    capture_report_of(names, msgs, 3, 3, out, sizeof out);
+    ck_assert_msg(strstr(out, "which a later failure does not get") != NULL, "room for all of it: %s", out);
+    /* fifteen more tests to come: no room for a later failure's every line */
+    capture_report_of(names, msgs, 3, 18, out, sizeof out);
+    ck_assert_msg(strstr(out, "ex.cu:22 (the read): Race between warps: in kernel k: reads sdata[1] too early.") != NULL,
+                  "the finding in words: %s", out);
+    ck_assert_msg(strstr(out, "ex.cu:15: the write it races with") != NULL, "its other access: %s", out);
+    ck_assert_msg(strstr(out, "The same race between warps as above, at ex.cu:22.") != NULL, "said once: %s", out);
+    ck_assert_msg(strstr(out, "Is there a barrier") != NULL, "the first hint: %s", out);
+    ck_assert_msg(strstr(out, "its own row") == NULL, "a later hint points away: %s", out);
+    ck_assert_msg(strstr(out, "k(n = 3) should be 6") != NULL && strstr(out, "which a later failure") == NULL &&
+                  strstr(out, " …\n") != NULL, "a later failure cut short: %s", out);
+}
+END_TEST
+
+START_TEST(test_report_says_another_kind_at_the_same_line_in_one_line)
+{
+    char msg[8192], out[8192];
+    message_with_race(msg, sizeof msg, 33, "k(n = 1) gave its result, but the emulator found:", NULL);
+    emu_record r;
+    emu_record_init(&r, EMU_FD_WARP_RACE);
+    snprintf(r.at.file, sizeof r.at.file, "ex.cu");
+    r.at.line = 33;
+    snprintf(r.text, sizeof r.text, "writes sdata[32] too early.");
+    size_t n = strlen(msg);
+    msg[n++] = '\n';
+    emu_record_encode(&r, EMU_ENCODE_ALL, msg + n, sizeof msg - n);
+    const char *names[] = {"core: one"};
+    const char *msgs[] = {msg};
+    capture_report(names, msgs, 1, out, sizeof out);
+    ck_assert_msg(strstr(out, "Also at this line: race inside a warp (ex.cu:33).") != NULL &&
+                  strstr(out, "too early.") && !strstr(out, "writes sdata[32]"), "one line for the second: %s", out);
+}
+END_TEST
+
+START_TEST(test_report_finding_comes_before_the_error_it_caused)
+{
+    char msg[4096], out[8192];
+    message_with_race(msg, sizeof msg, 30, "sum(n = 4099) returned cudaErrorIllegalAddress.", NULL);
+    const char *names[] = {"sizes: every size"};
+    const char *msgs[] = {msg};
+    capture_report(names, msgs, 1, out, sizeof out);
+    const char *finding = strstr(out, "ex.cu:30"), *error = strstr(out, "cudaErrorIllegalAddress");
+    ck_assert_msg(finding && error && finding < error, "the finding, then the error: %s", out);
+}
+END_TEST
+
+START_TEST(test_results_for_tools_have_one_line_per_finding)
+{
+    char msg[4096];
+    message_with_race(msg, sizeof msg, 22, "k(n = 1) gave its result, but the emulator found:", "A question?");
+    char *tools = NULL, *text = report_plain(msg, &tools);
+    ck_assert_msg(text && tools, "no text");
+    ck_assert_msg(strstr(text, "ex.cu:22 (the read): Race between warps") && strstr(text, "Hint: A question?") &&
+                  !strstr(text, "finding:"), "the message in words: %s", text);
+    ck_assert_msg(!strncmp(tools, "finding: kind=\"race between warps\" at=ex.cu:22 other=ex.cu:15 ", 61) &&
+                  !strchr(tools, '\n') && !strstr(tools, "text="), "one line for tools: %s", tools);
+    char path[] = "/tmp/harness-tap-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "no temporary file");
+    close(fd);
+    harness_result r = {.name = "core: one", .outcome = HARNESS_FAILED, .message = msg};
+    harness_write_tap(path, &r, 1);
+    FILE *f = fopen(path, "r");
+    char tap[8192];
+    size_t got = f ? fread(tap, 1, sizeof tap - 1, f) : 0;
+    tap[got] = '\0';
+    if (f) fclose(f);
+    unlink(path);
+    ck_assert_msg(strstr(tap, "\n  finding: kind=\"race between warps\" at=ex.cu:22") != NULL, "the TAP line: %s", tap);
+    free(text);
+    free(tools);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -116,6 +251,10 @@ int main(int argc, char **argv)
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
         {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
+        {"report: a finding is said once, only the first failure's hint, a later failure short when the screen is full", test_report_says_a_finding_once_and_only_the_first_hint, NEEDS_NOTHING},
+        {"report: another race at the same line is said in one line", test_report_says_another_kind_at_the_same_line_in_one_line, NEEDS_NOTHING},
+        {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
+        {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};

@@ -43,6 +43,8 @@ check v1_interleaved tree_interleaved _Z9reduce_v1PKiPii "4 256 1024 in:i32:1000
 check v1_odd_block tree_interleaved _Z9reduce_v1PKiPii "3 7 28 in:i32:20:iota out:i32:3 i=20" "error 700|out0: 0 0 0" "out-of-bounds shared memory read of 4 bytes: sdata[7], but the dynamic shared memory of this launch"
 check v4_syncwarp tree_sequential _Z18reduce_v4_syncwarpPKiPij "2 256 1024 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684"
 check v4_volatile_race tree_sequential _Z18reduce_v4_volatilePKiPij "2 256 1024 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684" "times in this launch; only the first is described"
+# advice that fits the case: volatile warp-synchronous code gets __syncwarp(), not a block-wide barrier
+check v4_volatile_advice tree_sequential _Z18reduce_v4_volatilePKiPij "2 256 1024 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684" "This is warp-synchronous code through volatile shared memory"
 check v5_32 unroll_template _Z9reduce_v5ILj32EEvPKiPij "3 32 0 in:i32:100:iota out:i32:3 u=100" "error 0|out0: 2016 2934 0"
 check v5_64 unroll_template _Z9reduce_v5ILj64EEvPKiPij "1 64 0 in:i32:100:iota out:i32:1 u=100" "error 0|out0: 4950"
 check v5_256 unroll_template _Z9reduce_v5ILj256EEvPKiPij "2 256 0 in:i32:1000:iota out:i32:2 u=1000" "error 0|out0: 130816 368684"
@@ -94,6 +96,11 @@ check half_ballot warp_masks _Z11half_ballotPKiPj "1 32 0 in:i32:32:iota out:u32
 check cub_warp16 warp_masks _Z10cub_warp16PKiPi "1 32 0 in:i32:32:iota out:i32:2" "error 0|out0: 120 376"
 # a full-mask shuffle in a block of 2 threads reads lanes that do not exist
 check tiny_block_shuffle warp_masks _Z18tiny_block_shufflePKiPi "1 2 0 in:i32:2:ones out:i32:1" "error 0|out0: 32" "in lane 0 reads the value of lane 16, but there is no thread in lane 16: the block has 2 threads"
+# a warp function of the learner's called by 8 lanes: the line inside it, and the call the others never make
+check callee_inlined warp_callee _Z13sum_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:7 (in warp_sum): in kernel sum_in_branch"
+check callee_inlined_call warp_callee _Z13sum_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:23: the call of warp_sum"
+check callee_noinline warp_callee _Z16called_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "do not call warp_sum_called here: the call at line 31 sits in a branch"
+check callee_branch_inside warp_callee _Z16branch_in_calleePKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:40 (in half_step): in kernel branch_in_callee, block (0,0,0), thread (0,0,0): __shfl_down_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 30 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
 # a part of a warp per row, rows past the last one leaving early (kernels/row_warps.cu): the others shuffle,
 # vote and __syncwarp() with a full mask; lanes that wait only to exit count as exited (PTX ISA). Lanes
@@ -103,7 +110,7 @@ check rows_loop_skipped row_warps _Z8row_loopPKfPfii "1 32 0 in:f32:120:iota out
 check rows_loop_uneven row_warps _Z8row_loopPKfPfii "1 32 0 in:f32:400:iota out:f32:10 i=10 i=40" "error 0|out0: 780 2380 3980 5580 7180 8780 10380 11980 13580 15180"
 check rows_loop_vote row_warps _Z13row_loop_votePKfPjii "1 32 0 in:f32:400:iota out:u32:10 i=10 i=40" "error 0|out0: 254 254 254 254 0 0 0 0 0 0"
 check rows_alive_skip row_warps _Z10alive_skipPKfPf "1 32 0 in:f32:32:iota out:f32:32" "*" "names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
-check rows_arrive_later row_warps _Z12arrive_laterPKfPfii "1 32 0 in:f32:400:iota out:f32:32 i=5 i=40" "*" "row_warps.cu:8 (in sm_30_intrinsics.hpp:449): in kernel arrive_later, block (0,0,0), thread (0,0,0): __shfl_*_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffffff00"
+check rows_arrive_later row_warps _Z12arrive_laterPKfPfii "1 32 0 in:f32:400:iota out:f32:32 i=5 i=40" "*" "in kernel arrive_later, block (0,0,0), thread (0,0,0): __shfl_xor_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffffff00"
 check rows_read_leaving row_warps _Z13read_returnedPKfPfi "1 32 0 in:f32:32:iota out:f32:32 i=3" "*" "reads the value of lane 24, but the thread in lane 24 has nothing left to run but its exit"
 # clusters (__cluster_dims__) whose blocks synchronise through distributed shared memory without a cluster
 # barrier (a release/acquire flag, atomics of every block on one word) or with the split barrier (arrive,
@@ -113,7 +120,9 @@ check cluster_atomics cluster_flags _Z15atomic_countersPi "8 32 0 out:i32:16" "e
 check cluster_split_barrier cluster_flags _Z13split_barrierPi "2 64 0 out:i32:128" "error 0|out0: 1 11 21 31 41 51 61 71 81 91 101 111 121 131 141 151 161 171 181 191 201 211 221 231 241 251 261 271 281 291 301 311 321 331 341 351 361 371 381 391 ... sum=40384"
 # races on global memory: between lanes, between blocks, an atomic after another block's plain store,
 # and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
-check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6: in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"
+check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6 (the read): in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"
+# a race names its other side too: the write, its line and its thread
+check plain_total_other global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6: the write it races with, by thread (31,0,0)"
 check block_rmw global_races _Z9block_rmwPKiPi "3 32 0 in:i32:3:ones out:i32:1" "error 0|out0: 3" "in kernel block_rmw, block (1,0,0), thread (0,0,0): reads out[0] in global memory, which thread (0,0,0) of block (0,0,0) wrote"
 check zero_then_atomic global_races _Z16zero_then_atomicPKiPi "2 32 0 in:i32:64:ones out:i32:1:5" "error 0|out0: 64" "block (0,0,0), thread (1,0,0): updates with an atomic out[0] in global memory, which thread (0,0,0) of the same warp wrote"
 check last_block_no_fence global_races _Z10last_blockPKiPiS1_i "3 32 0 in:i32:3:iota out:i32:3 out:i32:1 i=0" "error 0|out0: 0 1 2|out1: 3" "block (2,0,0), thread (0,0,0): reads partial[0] in global memory, which thread (0,0,0) of block (0,0,0) wrote"
@@ -146,7 +155,9 @@ unset EMU_SHUFFLE_WARPS
 # lanes of one warp exchanging data through shared memory with no barrier: read after write (a tree
 # with no __syncthreads(): the finding names the variable and element), write after read, write after
 # write; the same code with __syncwarp() (or two writes of one value) gives no finding
-check warp_raw_tree warp_races _Z12tree_no_syncPKiPi "1 32 0 in:i32:32:ones out:i32:1" "error 0|out0: 32" "thread (0,0,0): reads shared memory sdata[1] that thread (1,0,0) of the same warp wrote, with no barrier between them: neither __syncthreads() nor __syncwarp(). If this is a step of a block-wide tree, a __syncthreads() is missing"
+check warp_raw_tree warp_races _Z12tree_no_syncPKiPi "1 32 0 in:i32:32:ones out:i32:1" "error 0|out0: 32" "thread (0,0,0): reads shared memory sdata[1] that thread (1,0,0) of the same warp wrote, with no barrier between them: neither __syncthreads() nor __syncwarp(). Put __syncthreads() between them"
+# the write it races with, on its own line (the load before the missing barrier)
+check warp_raw_tree_write warp_races _Z12tree_no_syncPKiPi "1 32 0 in:i32:32:ones out:i32:1" "error 0|out0: 32" "warp_races.cu:9: the write it races with, by thread (1,0,0)"
 check warp_war warp_races _Z6rotatePii "1 32 0 out:i32:32 i=0" "error 0|out0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 0" "thread (0,0,0): writes shared memory ring[0] that thread (31,0,0) of the same warp read in the same step: a read and another lane's write of one word fall between the same two barriers"
 check warp_war_syncwarp warp_races _Z6rotatePii "1 32 0 out:i32:32 i=1" "error 0|out0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 0"
 check warp_waw warp_races _Z11two_writersPii "1 32 0 out:i32:32 i=1" "error 0|out0: 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1" "thread (1,0,0): writes shared memory flag that thread (0,0,0) of the same warp wrote with another value"

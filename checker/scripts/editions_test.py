@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""editions_test.py - each rule of editions.py fails on a bad example and passes the good one it spoils.
+
+    editions_test.py       run every test; exit 1 on a failure (editions.py, checking every page, runs them first)
+Plain python3 (unittest), no packages.
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import editions  # noqa: E402
+
+ENGLISH = """English | [简体中文](page.zh-CN.md)
+
+# A page
+
+The tree adds pairs in shared memory: 1.8 times fewer instructions, 4,096 threads.
+
+```
+int t = sdata[tid] + sdata[tid + 16];   // every lane has read
+__syncwarp();
+```
+
+```
+ lane:    0   1   2   3
+ A():     x   .   x   .     16 of 32 lanes active
+```
+
+## Hints
+
+- Which thread writes the result?
+"""
+
+CHINESE = """[English](page.md) | 简体中文
+
+# 一页
+
+树形归约（tree reduction）在共享内存里两两相加：指令数少约 45%（1.8 倍之差），共 4096 个线程。
+这个 kernel 的每个 warp 都用到 `sdata[tid]`。
+
+```
+int t = sdata[tid] + sdata[tid + 16];   // 每个 lane 都已读完
+__syncwarp();
+```
+
+```
+ lane:    0   1   2   3
+ A():     x   .   x   .     32 个 lane 中 16 个活跃
+```
+
+## 提示
+
+- 哪个线程写出结果？
+"""
+
+KEPT = {"kernel", "warp", "lane"}
+
+
+class EditionsTest(unittest.TestCase):
+    def check(self, chinese, english=ENGLISH, pending=False):
+        """The problems editions.py finds in a pair of pages written to a scratch folder (pending: the
+        Chinese page is on the list of pages whose prose review waits)."""
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "page.md"), "w", encoding="utf-8") as f:
+                f.write(english)
+            with open(os.path.join(folder, "page.zh-CN.md"), "w", encoding="utf-8") as f:
+                f.write(chinese)
+            zh_rel = os.path.relpath(os.path.join(folder, "page.zh-CN.md"), editions.ROOT)
+            return editions.check_pair(os.path.join(folder, "page.md"), KEPT, {zh_rel} if pending else set())
+
+    def assert_caught(self, chinese, words, english=ENGLISH, pending=False):
+        problems = self.check(chinese, english, pending)
+        self.assertTrue(any(words in p for p in problems), f"no problem says {words!r}: {problems}")
+
+    def test_the_good_pair_is_in_step(self):
+        self.assertEqual(self.check(CHINESE), [])
+
+    def test_a_missing_link_to_the_twin_is_caught(self):
+        self.assert_caught(CHINESE.replace("[English](page.md) | ", ""), "does not link to page.md")
+
+    def test_headings_of_other_levels_are_caught(self):
+        self.assert_caught(CHINESE.replace("## 提示", "### 提示"), "heading 2")
+
+    def test_code_changed_in_one_edition_is_caught(self):
+        self.assert_caught(CHINESE.replace("tid + 16]", "tid + 8]"), "differs from the English one")
+
+    def test_a_changed_identifier_is_caught_even_beside_a_comment(self):
+        self.assert_caught(CHINESE.replace("__syncwarp();", "__syncthreads();"), "differs from the English")
+
+    def test_a_changed_diagram_is_caught(self):
+        self.assert_caught(CHINESE.replace(" A():     x   .   x   .", " A():     x   x   x   ."),
+                           "differs from the English")
+
+    def test_english_left_in_a_diagram_is_caught_as_code(self):
+        self.assert_caught(CHINESE.replace("32 个 lane 中 16 个活跃", "16 of 32 lanes busy"),
+                           "differs from the English")
+
+    def test_comments_and_annotations_may_be_translated(self):
+        self.assertEqual(self.check(CHINESE.replace("每个 lane 都已读完", "读完")), [])
+
+    def test_a_missing_code_block_is_caught(self):
+        diagram = CHINESE[CHINESE.index("```\n lane"):CHINESE.index("## 提示")]
+        self.assert_caught(CHINESE.replace(diagram, ""), "in one edition only")
+
+    def test_a_table_with_other_columns_is_caught(self):
+        english = ENGLISH.replace("## Hints", "| a | b |\n| --- | --- |\n| 1 | 2 |\n\n## Hints")
+        chinese = CHINESE.replace("## 提示", "| 甲 |\n| --- |\n| 1 |\n\n## 提示")
+        self.assert_caught(chinese, "do not have the English rows and columns", english)
+
+    def test_a_missing_number_is_caught(self):
+        self.assert_caught(CHINESE.replace("4096", "四千"), "the English numbers 4096")
+
+    def test_a_missing_hint_is_caught(self):
+        english = ENGLISH + "- Which block writes it?\n"
+        self.assert_caught(CHINESE, "1 hints where the English has 2", english)
+
+    def test_a_ratio_written_as_a_fraction_is_caught(self):
+        self.assert_caught(CHINESE.replace("少约 45%（1.8 倍之差）", "只有其 1/1.8"), "the ratio \"1/1.8\"")
+
+    def test_an_english_word_left_in_the_prose_is_caught(self):
+        self.assert_caught(CHINESE.replace("两两相加", "两两 add"), "English words in the Chinese prose: add")
+
+    def test_a_plural_of_a_kept_term_is_caught(self):
+        self.assert_caught(CHINESE.replace("每个 warp", "每个 warps"), "English words in the Chinese prose: warps")
+
+    def test_names_identifiers_and_inline_code_are_not_english_words(self):
+        chinese = CHINESE.replace("共 4096 个线程。", "共 4096 个线程，在 Volta、PTX、v6 和 `make ex01` 上一样。")
+        self.assertEqual(self.check(chinese), [])
+
+    def test_quoted_english_output_is_not_an_english_word(self):
+        self.assertEqual(self.check(CHINESE.replace("共 4096", "报告说“Fix the first error above”，共 4096")), [])
+
+    def test_a_repeated_gloss_is_caught(self):
+        chinese = CHINESE.replace("这个 kernel", "树形归约（tree reduction）的这个 kernel")
+        self.assert_caught(chinese, "the gloss \"（tree reduction）\" appears 2 times")
+
+    def test_a_page_waiting_for_its_review_is_not_held_to_the_prose_rules(self):
+        self.assertEqual(self.check(CHINESE.replace("两两相加", "两两 add"), pending=True), [])
+
+    def test_a_waiting_page_that_passes_the_prose_rules_must_leave_the_list(self):
+        self.assert_caught(CHINESE, "take it off REVIEW_PENDING", pending=True)
+
+    def test_the_glossary_lists_its_kept_terms(self):
+        with tempfile.TemporaryDirectory() as folder:
+            glossary = os.path.join(folder, "glossary.zh-CN.md")
+            with open(glossary, "w", encoding="utf-8") as f:
+                f.write("| English | 中文 | 含义 |\n| --- | --- | --- |\n| warp | warp（线程束） | 32 个线程 |\n"
+                        "| grid-stride loop | grid-stride 循环 | 跨步 |\n| thread | 线程 | 执行 |\n"
+                        "保留英文的名称：nvcc、\nncu。\n\n其余 others\n")
+            kept = editions.kept_terms(glossary)
+        self.assertEqual(kept, {"warp", "grid-stride", "nvcc", "ncu"})
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1 if "-q" in sys.argv else 2, argv=[a for a in sys.argv if a != "-q"])

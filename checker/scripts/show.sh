@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# show.sh NN - `make show exNN`: runs the learner's file of exercise NN on a small launch on the emulator
+# (checker/show/launches.txt), with the emulator's trace on (checker/emu/emu_trace.c), runs the reference
+# solution the same way, and draws what the kernel did (checker/show/show.py): in the terminal, and as the
+# page build/show/exNN.html. On a GPU machine too: the picture is the emulator's run.
+# Settings (make variables or the environment): VIEW= another picture (lanes banks sectors shuffles
+# launches rows), N= BLOCK= COLS= another launch, FILE= another kernel file, REF=1 the reference's
+# picture as well as its numbers, PICTURE=1 the picture alone, without colour (as the lessons show it:
+# checker/show/lessons.py checks them).
+set -u
+. checker/scripts/lib.sh
+nn=${1:-}
+require_exercise "$nn" show
+work="$BUILD/show"
+mkdir -p "$work"
+
+if [ -z "${EMU_LIB:-}" ] || [ ! -f "$EMU_LIB" ]; then
+    sayf "make show draws what the course's emulator saw your kernel do, and the emulator is not built here: run \`make ex%s\` first, which builds it (or says why it cannot)." "$nn"
+    exit 2
+fi
+
+file=${FILE:-$(exercise_file "$nn")}
+ref=$(solution_file "$nn")
+# A corpus entry (a bug stored as a patch against a reference, see lib.sh) is drawn as that kernel.
+if [ "${file%.patch}" != "$file" ] && [ -f "$file" ]; then
+    corpus_apply "$file" "$work/patched/$(basename "$file" .patch).cu" || exit 2
+    file="$work/patched/$(basename "$file" .patch).cu"
+fi
+if [ ! -s "$file" ]; then
+    sayf "There is no kernel file to draw: %s is missing or empty. \`make reset ex%s\` puts the starting file back." "$file" "$nn"
+    exit 2
+fi
+
+# The launch: the table's line for this file's name, else the exercise's own; N, BLOCK, COLS, VIEW override it.
+launch_of() {   # FILE
+    awk -v nn="$nn" -v name="$(basename "$1")" '!/^#/ && $1 == nn && $2 == name { print; found = 1; exit }
+        END { if (!found) exit 1 }' checker/show/launches.txt ||
+        awk -v nn="$nn" '!/^#/ && $1 == nn && $2 == "-" { print; exit }' checker/show/launches.txt
+}
+read -r _ _ fn shape n block cols view < <(launch_of "$file")
+read -r _ _ ref_fn ref_shape _ < <(launch_of "$ref")
+if [ -z "${fn:-}" ]; then
+    sayf 'make show has no launch for exercise %s yet (checker/show/launches.txt).' "$nn"
+    exit 2
+fi
+n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
+[ "$block" = - ] && block=256
+[ "$cols" = - ] && cols=1024
+
+# run_traced SRC FUNCTION SHAPE: the kernel file SRC run once with the trace on, in a folder named by
+# everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
+# trace (the emulator's), findings (the program's stderr: the emulator's findings, one a line) and, when
+# the file did not build, build.log.
+run_traced() {
+    local src=$1 fn=$2 shape=$3 key dir
+    key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
+            echo "$fn $shape $n $block $cols"; } | md5sum | cut -c1-16)
+    dir="$work/runs/$key"
+    if [ ! -f "$dir/done" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        if checker/metrics/metrics.sh program "$nn" "$fn" "$shape" "$src" "$dir"; then
+            EMU_TRACE="$dir/trace" EMU_TRACE_BLOCKS=8 EMU_TRACE_LIMIT=100000 EMU_BUDGET=4000000 EMU_QUIET=1 \
+                timeout 120 "$dir/metrics" "$n" "$block" "$cols" >/dev/null 2>"$dir/findings"
+            echo $? >"$dir/status"
+            rm -f "$dir/metrics"
+        fi
+        touch "$dir/done"
+    fi
+    touch "$dir"   # the newest: kept below
+    echo "$dir"
+}
+
+progress_note "$(textf 'Running %s on the emulator with the trace on...' "$file")"
+mine=$(run_traced "$file" "$fn" "$shape")
+theirs=""
+[ "$file" != "$ref" ] && [ -n "${ref_fn:-}" ] && theirs=$(run_traced "$ref" "$ref_fn" "$ref_shape")
+progress_done
+# A trace takes up to a few MB: the 48 newest runs are kept (a learner's edits each make one; make test makes 40).
+ls -dt "$work"/runs/*/ 2>/dev/null | tail -n +49 | while IFS= read -r old; do rm -rf "$old"; done
+if [ ! -f "$mine/trace" ]; then
+    sayf "%s does not compile, so there is nothing to draw. The compiler's first errors:" "$file"
+    grep -m 5 'error' "$mine/build.log" | cut -c1-200 | sed 's/^/  /' | wrap_to 100 4
+    exit 2
+fi
+
+# For the tests (checker/show/check_show.py): the folders of the two runs, and no drawing.
+if [ -n "${SHOW_RUNS:-}" ]; then printf '%s\n%s\n' "$mine" "$theirs"; exit 0; fi
+args=(--exercise "$nn" --file "$file" --function "$fn" --view "$view" --launch "$n $block $cols $shape"
+      --trace "$mine/trace" --findings "$mine/findings" --page "$work/ex$nn.html")
+[ -n "$theirs" ] && [ -f "$theirs/trace" ] && args+=(--ref-file "$ref" --ref-trace "$theirs/trace")
+[ -n "${REF:-}" ] && [ "${REF:-0}" != 0 ] && args+=(--ref-picture)
+[ -n "${PICTURE:-}" ] && [ "${PICTURE:-0}" != 0 ] && args+=(--lesson)
+exec python3 checker/show/show.py "${args[@]}"

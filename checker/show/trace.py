@@ -1,0 +1,190 @@
+"""trace.py - reads what the emulator wrote under EMU_TRACE (its format: checker/emu/emu_trace.c) into
+launches, blocks and warp instructions, and the findings of the run (checker/metrics/metrics.c writes them
+to stderr, one "[kind at file:line] text" a line)."""
+import re
+
+
+class Access:
+    """One warp's memory access: space "s" (shared), "g" (global) or "l" (local); bytes per lane; cost (the
+    metrics' bank conflicts for shared memory, 32-byte sectors for global); buf (the allocation's id, or
+    -1); offs[k] the byte offset of lanes[k]'s access (in the block's shared memory, or in buf)."""
+
+    def __init__(self, space, size, cost, buf, offs, lanes):
+        self.space, self.size, self.cost, self.buf, self.offs, self.lanes = space, size, cost, buf, offs, lanes
+
+
+class Insn:
+    """One warp instruction: its warp, its function's pc, its line ("file:line"), the lanes running (mask)
+    and executing it (m), what it is (op: ld st atom shfl bar wsync exit call bra op), its memory access
+    or shuffle sources (src[k]: the lane lanes[k] reads, -1 for its own), its step (the barriers its warp
+    passed before it) and part (the __syncwarp()s since the last barrier)."""
+
+    def __init__(self, warp, pc, line, mask, m, op):
+        self.warp, self.pc, self.line, self.mask, self.m, self.op = warp, pc, line, mask, m, op
+        self.access = None
+        self.src = None
+        self.step = self.part = 0
+
+    @property
+    def lanes(self):
+        return [l for l in range(32) if self.m >> l & 1]
+
+    def works(self):
+        """Whether it does a step's work: reads or writes memory, or moves a value between lanes."""
+        return self.m != 0 and (self.access is not None or self.op in ("shfl", "atom"))
+
+
+class Block:
+    def __init__(self, ctaid):
+        self.ctaid = ctaid
+        self.insns = []
+
+    def warps(self):
+        return sorted({i.warp for i in self.insns})
+
+
+class Launch:
+    """One kernel launch: its number, kernel name, grid, block (x, y, z), dynamic shared bytes, shared
+    variables [(base, size, name)], the blocks written, its cudaError_t and what the trace left out."""
+
+    def __init__(self, number, grid, block, dyn, name):
+        self.number, self.grid, self.block, self.dyn, self.name = number, grid, block, dyn, name
+        self.vars = []
+        self.blocks = []
+        self.error = 0
+        self.left_blocks = self.left_insns = 0
+
+    @property
+    def threads(self):
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def nblocks(self):
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    def var_at(self, off):
+        """The shared variable holding byte off: (base, size, name), or None."""
+        for v in self.vars:
+            if v[0] <= off < v[0] + v[1]:
+                return v
+        return None
+
+
+class Finding:
+    """A finding of the emulator: its kind (a noun: "race between warps"), where (file:line, or ""), its
+    line number there (0: none), the other place where there is one, and its text."""
+
+    # "[kind at file:line] text", as emu_findings_take gives them
+    TAG = re.compile(r"^\[([^\]]*?)(?: at ([^\]]*))?\] (.*)$")
+    # a finding as a record: "finding: kind=KIND at=FILE:LINE [other=FILE:LINE] [array=NAME] [count=N]"
+    RECORD = re.compile(r"^finding: kind=(.*?) at=(\S*)(?: other=(\S*))?(?: array=(\S*))?(?: count=(\d+))?\s*$")
+
+    def __init__(self, kind, where, text, other=""):
+        self.kind, self.where, self.text, self.other = kind, where, text, other
+        self.line = line_number(where)
+        self.other_line = line_number(other)
+
+
+class Trace:
+    def __init__(self):
+        self.launches = []
+        self.bufs = {}      # id -> (size, elem, name)
+        self.findings = []
+        self.wrong = False  # the run's result was wrong (metrics.c said so on stderr)
+
+    def buf_name(self, buf):
+        return self.bufs.get(buf, (0, 0, "?"))[2]
+
+
+def line_number(where):
+    """The line of "file:line" or "file:line (in header:line)": an int, 0 when there is none."""
+    m = re.match(r"^(.*?):(\d+)", where or "")
+    return int(m.group(2)) if m else 0
+
+
+def read(path, findings_path=None):
+    """The trace at path (and the findings at findings_path) as a Trace."""
+    t = Trace()
+    locs = {}
+    launch = block = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            words = raw.rstrip("\n").split(" ")
+            kind = words[0]
+            if kind == "i":
+                insn = Insn(int(words[1]), int(words[2]), locs.get(words[3], "?"), int(words[4], 16),
+                            int(words[5], 16), words[6])
+                detail = words[7:]
+                if detail and detail[0] in ("s", "g"):
+                    size, cost = int(detail[1]), int(detail[2])
+                    buf = int(detail[3]) if detail[0] == "g" else -1
+                    offs = [int(v) for v in detail[4 if detail[0] == "g" else 3:]]
+                    insn.access = Access(detail[0], size, cost, buf, offs, insn.lanes)
+                elif detail and detail[0] == "l":
+                    insn.access = Access("l", int(detail[1]), 0, -1, [], insn.lanes)
+                elif detail and detail[0] == "x":
+                    insn.src = [int(v) for v in detail[1:]]
+                if block is None:   # instructions before any block line cannot happen; keep them anyway
+                    block = Block((0, 0, 0))
+                    launch.blocks.append(block)
+                block.insns.append(insn)
+            elif kind == "loc":
+                locs[words[1]] = " ".join(words[2:])
+            elif kind == "block":
+                block = Block(tuple(int(v) for v in words[1:4]))
+                launch.blocks.append(block)
+            elif kind == "launch":
+                v = [int(x) for x in words[1:9]]
+                launch = Launch(v[0], tuple(v[1:4]), tuple(v[4:7]), v[7], " ".join(words[9:]))
+                t.launches.append(launch)
+                block = None
+            elif kind == "var":
+                launch.vars.append((int(words[1]), int(words[2]), " ".join(words[3:])))
+            elif kind == "buf":
+                t.bufs[int(words[1])] = (int(words[2]), int(words[3]), " ".join(words[4:]))
+            elif kind == "end":
+                launch.error, launch.left_blocks, launch.left_insns = (int(x) for x in words[2:5])
+    for launch in t.launches:
+        for b in launch.blocks:
+            number_steps(b)
+    if findings_path:
+        t.findings = read_findings(findings_path)
+        try:
+            t.wrong = "gave a wrong result" in open(findings_path, encoding="utf-8", errors="replace").read()
+        except OSError:
+            pass
+    return t
+
+
+def number_steps(block):
+    """Each instruction's step and part: a barrier ends its warp's step, a __syncwarp() a part of it."""
+    step, part = {}, {}
+    for i in block.insns:
+        i.step, i.part = step.get(i.warp, 0), part.get(i.warp, 0)
+        if i.m and i.op == "bar":
+            step[i.warp] = i.step + 1
+            part[i.warp] = 0
+        elif i.m and i.op == "wsync":
+            part[i.warp] = i.part + 1
+
+
+def read_findings(path):
+    """The findings in a run's stderr: its "[kind at where] text" lines and its "finding: ..." records (a
+    race's two places), each once."""
+    found, seen = [], set()
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().split("\n")
+    except OSError:
+        return found
+    for line in lines:
+        r = Finding.RECORD.match(line)
+        if r:
+            text = r.group(4) and "%s (%s)" % (r.group(1), r.group(4)) or r.group(1)
+            found.append(Finding(r.group(1), r.group(2), text, r.group(3) or ""))
+            continue
+        m = Finding.TAG.match(line)
+        # A second line of the same kind and place counts the first's repeats: the first says it.
+        if m and (m.group(1), m.group(2)) not in seen:
+            seen.add((m.group(1), m.group(2)))
+            found.append(Finding(m.group(1), m.group(2) or "", m.group(3)))
+    return found
