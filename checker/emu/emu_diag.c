@@ -40,6 +40,11 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_GUARD_WRITE] = N_(EMU_KIND_GUARD_WRITE),
     [EMU_FD_OOB_PARAM] = N_("read outside the kernel's parameters"),
     [EMU_FD_PRINTF_FORMAT] = N_("printf format that a GPU does not print"),
+    [EMU_FD_CLUSTER_BAR] = N_("cluster barrier that not every thread reaches"),
+    [EMU_FD_GRID_SYNC] = N_("grid-wide barrier that not every block reaches"),
+    [EMU_FD_OOB_DSMEM] = N_("out-of-bounds access of another block's shared memory"),
+    [EMU_FD_DSMEM_RACE] = N_("race on another block's shared memory"),
+    [EMU_FD_DSMEM_EXITED] = N_("access of an exited block's shared memory"),
 };
 /* xgettext sees literals only: the two guard kinds of emu.h, for the catalog. */
 static const char *const guard_kinds[] __attribute__((unused)) = { N_("read outside the input"),

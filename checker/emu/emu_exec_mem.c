@@ -185,7 +185,7 @@ static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
 
 /* Names the shared access at byte off of the block's shared memory for a message: "sdata[5]" (the index
  * counted in elements of n bytes, the accessed type's size), "total" for a variable of one element. */
-static void shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len)
+void emu_shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len)
 {
     for (uint32_t tag = 1; tag <= x->nstags; tag++) {
         const emu_stag *st = &x->stags[tag];
@@ -210,12 +210,6 @@ static const char emu_msg_step_fix[] = N_(
     "Guard the step so that no lane writes what another lane reads in it (if (tid < s) in a last-warp "
     "unroll), or read into a register, __syncwarp(), then write.");
 
-/* The bytes of shadow word k that an access of n bytes at byte off touches, one bit per byte. */
-static inline unsigned word_bytes(uint32_t k, uint32_t off, unsigned n)
-{
-    uint32_t first = off > k * 4 ? off - k * 4 : 0, end = off + n < k * 4 + 4 ? off + n - k * 4 : 4;
-    return (0xfu >> (4 - (end - first))) << first;
-}
 
 /* A lane other than l recorded for one of the bytes in bytes (lanes[b] for byte b), or -1. */
 static int other_lane(const uint8_t lanes[4], unsigned bytes, int l)
@@ -276,11 +270,12 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
     uint32_t w0 = off / 4, w1 = (off + n - 1) / 4;
     char where[800], what[600], who[200];
     const uint32_t now = x->interval, fresh = x->block_interval;
+    if (x->dsmem_hot) emu_dsmem_local(x, w, in, l, off, n, acc != ACC_LOAD);   /* other blocks touched it */
 #define SHARED_WHERE() (emu_where(x, w, l, in->loc, where, sizeof where), \
-                        shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
+                        emu_shared_what(x, k * 4 > off ? k * 4 : off, EMU_TSIZE(in->t), what, sizeof what))
     for (uint32_t k = w0; k <= w1; k++) {
         emu_sword *s = &x->shadow[k];
-        unsigned bytes = word_bytes(k, off, n);
+        unsigned bytes = emu_word_bytes(k, off, n);
         if (s->w_interval < fresh) { s->written = 0; s->w_bytes = 0; s->w_interval = 0; }   /* an earlier block's */
         if (s->r_interval < fresh) { s->r_bytes = 0; s->r_interval = 0; }
         int w_now = s->w_interval == now, r_now = s->r_interval == now;
@@ -370,9 +365,10 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
  * threads on one word are no race, so only the write is recorded for the plain accesses that follow. */
 static void shared_atomic(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n)
 {
+    if (x->blocks) emu_dsmem_local(x, w, in, l, off, n, 2);   /* recorded: other blocks' atomics do not race */
     for (uint32_t k = off / 4; k <= (off + n - 1) / 4; k++) {
         emu_sword *s = &x->shadow[k];
-        unsigned bytes = word_bytes(k, off, n);
+        unsigned bytes = emu_word_bytes(k, off, n);
         if (s->w_interval < x->block_interval) { s->written = 0; s->w_bytes = 0; }
         if (bytes & ~s->written) pending_read(x, w, in, l, k, off, n);
         record_write(x, w, s, bytes, l);
@@ -388,7 +384,7 @@ void emu_flush_pending(emu_ctx *x)
         if (!emu_diag_add(EMU_FD_UNINIT_SHARED, p->reads + (i == 0 ? x->pend_more : 0))) continue;
         char where[800], what[600];
         emu_where(x, &x->warps[p->warp], p->lane, p->loc, where, sizeof where);
-        shared_what(x, p->off, p->size, what, sizeof what);
+        emu_shared_what(x, p->off, p->size, what, sizeof what);
         emu_diag_report(EMU_FD_UNINIT_SHARED, "%s: reads shared memory %s that no thread of this block has written: "
                         "the value is garbage (a missing load into shared memory, or an index past the part that "
                         "was filled?).", where, what);
@@ -475,6 +471,12 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         uint32_t off;
         if (!emu_shared_offset(x, addr, n, &off)) {
             uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
+            if (emu_dsmem_tag(x, tag)) {   /* a shared::cluster address: a block of the cluster */
+                int own;
+                uint8_t *p = emu_dsmem_resolve(x, w, in, l, addr, n, acc, &own, soff);
+                if (own == 0) *space_out = EMU_SP_SHARED_CLUSTER;   /* another block's: checked there */
+                if (own >= 0) return p;
+            }
             shared_oob(x, w, in, l, tag, (int64_t)addr - EMU_SHARED_TAG_ADDR(tag), n, acc);
             return NULL;
         }
@@ -884,6 +886,8 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
         if (space == EMU_SP_SHARED) {
             any_shared = 1;
             shared_atomic(x, w, in, l, so, n);
+        } else if (space == EMU_SP_SHARED_CLUSTER) {
+            any_shared = 1;
         } else {
             any_global = 1;
             race_lane(x, w, in, R, l, addr, n, EMU_RACE_ATOMIC);

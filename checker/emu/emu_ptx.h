@@ -34,6 +34,8 @@
     X(BAR_ARRIVE,   "bar.arrive/barrier.arrive a, b",  "counts the warp's arrival at barrier a without waiting") \
     X(BAR_RED,      "bar.red.popc/and/or",             "barrier that also reduces a predicate over the block") \
     X(WARPSYNC,     "bar.warp.sync m",                 "warp barrier: orders shared accesses between lanes") \
+    X(CBAR_ARRIVE,  "barrier.cluster.arrive[.release/.relaxed][.aligned]", "the lanes arrive at their cluster's barrier") \
+    X(CBAR_WAIT,    "barrier.cluster.wait[.acquire][.aligned]", "the warp waits until every thread of the cluster arrived") \
     /* moves and addresses */ \
     X(MOV,          "mov d, a",                        "copy a slot (registers, immediates, specials are all slots)") \
     X(MOV_PRED,     "mov.pred",                        "copy a predicate") \
@@ -42,6 +44,9 @@
     X(PACK,         "mov.b64 d, {a,b}",                "pack 2 or 4 parts into one register") \
     X(UNPACK,       "mov.b64 {a,b}, d",                "split a register into 2 or 4 parts") \
     X(CVTA,         "cvta[.to].space",                 "between a window's address and a generic address") \
+    X(MAPA,         "mapa[.shared::cluster].T d, a, r", "the same shared variable in block r of the cluster (mod 1: shared::cluster)") \
+    X(GETCTARANK,   "getctarank[.shared::cluster].T d, a", "the cluster rank of the block whose shared memory a is in") \
+    X(ISSPACEP,     "isspacep.space p, a",             "whether generic address a is in the space (mod: EMU_SP_*; 6 shared::cluster)") \
     /* integer fast paths */ \
     X(ADD_I32,      "add.{s,u}32",                     "") X(ADD_I64, "add.{s,u}64", "") \
     X(SUB_I32,      "sub.{s,u}32",                     "") X(SUB_I64, "sub.{s,u}64", "") \
@@ -196,7 +201,15 @@ enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, E
        EMU_SR_CTAID_X, EMU_SR_CTAID_Y, EMU_SR_CTAID_Z, EMU_SR_NCTAID_X, EMU_SR_NCTAID_Y, EMU_SR_NCTAID_Z,
        EMU_SR_LANEID, EMU_SR_WARPID, EMU_SR_NWARPID, EMU_SR_SMID, EMU_SR_NSMID, EMU_SR_GRIDID,
        EMU_SR_LANEMASK_EQ, EMU_SR_LANEMASK_LT, EMU_SR_LANEMASK_LE, EMU_SR_LANEMASK_GT, EMU_SR_LANEMASK_GE,
-       EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM };
+       EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM,
+       /* clusters (emu_exec_group.c) */
+       EMU_SR_CLUSTER_CTARANK, EMU_SR_CLUSTER_NCTARANK, EMU_SR_CLUSTERID_X, EMU_SR_CLUSTERID_Y, EMU_SR_CLUSTERID_Z,
+       EMU_SR_NCLUSTERID_X, EMU_SR_NCLUSTERID_Y, EMU_SR_NCLUSTERID_Z, EMU_SR_CLUSTER_CTAID_X, EMU_SR_CLUSTER_CTAID_Y,
+       EMU_SR_CLUSTER_CTAID_Z, EMU_SR_CLUSTER_NCTAID_X, EMU_SR_CLUSTER_NCTAID_Y, EMU_SR_CLUSTER_NCTAID_Z,
+       EMU_SR_IS_EXPLICIT_CLUSTER,
+       /* %envreg0..31: what the driver passes a kernel; cooperative groups' grid workspace in 1 and 2 */
+       EMU_SR_ENVREG0 };
+#define EMU_SP_SHARED_CLUSTER 6   /* isspacep's mod for .shared::cluster */
 typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_cinit;
 
 /* A .shared variable: its name as declared in the PTX, where it lies in its area (the kernel's own
@@ -225,6 +238,8 @@ typedef struct emu_func {
     emu_insn *code; int ncode, capcode;
     char **texts; int ntexts;   /* source text of unsupported instructions */
     int32_t *ipdom;         /* per instruction: where lanes that diverge at a branch here meet again (-1 none) */
+    uint8_t *leaving;       /* per instruction: 1 when every path from it reaches the kernel's exit with no barrier
+                             * and no warp-synchronous instruction on the way (emu_ptx_cfg) */
     uint32_t nslots;        /* registers + constants */
     uint32_t npreds;
     emu_cinit *cinit; int ncinit, capcinit;
@@ -236,6 +251,9 @@ typedef struct emu_func {
     uint32_t own_shared;                /* entry: bytes of .shared declared inside it */
     uint32_t own_shared_align;
     emu_svar *svars; int nsvars, capsvars;   /* entry: its own .shared variables */
+    uint32_t reqnctapercluster[3];      /* entry: the cluster it declares (__cluster_dims__), 0s when none */
+    int explicitcluster;                /* entry: .explicitcluster (it must be launched in clusters) */
+    uint32_t maxclusterrank;            /* entry: .maxclusterrank, 0 when none */
     char *callee_name_tmp;
 } emu_func;
 
@@ -252,6 +270,7 @@ struct emu_module {
     emu_svar *svars; int nsvars, capsvars;   /* the variables in those bytes */
     char *dyn_name;                     /* the extern unsized .shared array (dynamic shared memory), if any */
     uint32_t shared_tags;               /* the highest tag given to a .shared variable (see emu_svar) */
+    int reads_envreg;                   /* reads %envreg: cooperative groups' grid workspace (grid.sync()) */
 };
 
 /* Parser and decoder (emu_ptx_parse.c, emu_ptx_decode.c, emu_ptx_cfg.c). */

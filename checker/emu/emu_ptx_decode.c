@@ -86,7 +86,27 @@ static const struct { const char *name; int sr; } sregs[] = {
     {"%lanemask_eq", EMU_SR_LANEMASK_EQ}, {"%lanemask_lt", EMU_SR_LANEMASK_LT}, {"%lanemask_le", EMU_SR_LANEMASK_LE},
     {"%lanemask_gt", EMU_SR_LANEMASK_GT}, {"%lanemask_ge", EMU_SR_LANEMASK_GE},
     {"%dynamic_smem_size", EMU_SR_DYN_SMEM}, {"%total_smem_size", EMU_SR_TOTAL_SMEM},
+    {"%cluster_ctarank", EMU_SR_CLUSTER_CTARANK}, {"%cluster_nctarank", EMU_SR_CLUSTER_NCTARANK},
+    {"%clusterid.x", EMU_SR_CLUSTERID_X}, {"%clusterid.y", EMU_SR_CLUSTERID_Y}, {"%clusterid.z", EMU_SR_CLUSTERID_Z},
+    {"%nclusterid.x", EMU_SR_NCLUSTERID_X}, {"%nclusterid.y", EMU_SR_NCLUSTERID_Y},
+    {"%nclusterid.z", EMU_SR_NCLUSTERID_Z}, {"%cluster_ctaid.x", EMU_SR_CLUSTER_CTAID_X},
+    {"%cluster_ctaid.y", EMU_SR_CLUSTER_CTAID_Y}, {"%cluster_ctaid.z", EMU_SR_CLUSTER_CTAID_Z},
+    {"%cluster_nctaid.x", EMU_SR_CLUSTER_NCTAID_X}, {"%cluster_nctaid.y", EMU_SR_CLUSTER_NCTAID_Y},
+    {"%cluster_nctaid.z", EMU_SR_CLUSTER_NCTAID_Z}, {"%is_explicit_cluster", EMU_SR_IS_EXPLICIT_CLUSTER},
 };
+
+/* %envreg0 to %envreg31 (what the driver passes a kernel: cooperative groups read the grid workspace's
+ * address from 1 and 2): its number, or -1. */
+static int envreg(const char *s, int n)
+{
+    if (n < 8 || n > 9 || memcmp(s, "%envreg", 7) != 0) return -1;
+    int k = 0;
+    for (int i = 7; i < n; i++) {
+        if (!isdigit((unsigned char)s[i])) return -1;
+        k = k * 10 + (s[i] - '0');
+    }
+    return k < 32 ? k : -1;
+}
 
 static int dyn_sreg(const char *s, int n)
 {
@@ -153,6 +173,12 @@ static int value(dctx *c, span o, int type, uint32_t *slot)
     }
     for (size_t k = 0; k < sizeof sregs / sizeof *sregs; k++)
         if (peq(s, n, sregs[k].name)) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr); return 1; }
+    int ev = envreg(s, n);
+    if (ev >= 0) {
+        c->f->mod->reads_envreg = 1;
+        *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)(EMU_SR_ENVREG0 + ev));
+        return 1;
+    }
     /* warpSize in CUDA C: PTX's constant WARP_SZ, 32 on every GPU the course targets. */
     if (peq(s, n, "WARP_SZ")) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_IMM, 32); return 1; }
     emu_sym sym;
@@ -365,7 +391,12 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (peq(s, n, "satfinite")) { cvtmod |= EMU_CVT_SATFINITE; continue; }
         if (peq(s, n, "xorsign")) { odd = 1; continue; }   /* min.xorsign.abs: not run here */
         if (peq(s, n, "global")) { space = EMU_SP_GLOBAL; continue; }
-        if (peq(s, n, "shared") || peq(s, n, "shared::cta")) { space = EMU_SP_SHARED; continue; }
+        /* a shared::cluster address of the block's own shared memory is its shared::cta address; other
+         * blocks' have tags of their own (emu_exec_dsmem.c), so both are shared addresses here */
+        if (peq(s, n, "shared") || peq(s, n, "shared::cta") || peq(s, n, "shared::cluster")) {
+            space = EMU_SP_SHARED;
+            continue;
+        }
         if (peq(s, n, "local")) { space = EMU_SP_LOCAL; continue; }
         if (peq(s, n, "const")) { space = EMU_SP_CONST; continue; }
         if (peq(s, n, "param")) { space = EMU_SP_PARAM; continue; }
@@ -470,6 +501,35 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         emu_ptx_call_ref(p, tok[o[k].s], tl[o[k].s], f->ncode);
         return emit(f, &in);
     }
+    if (M("barrier") && has_part(parts, plen, np, "cluster")) {
+        /* barrier.cluster.arrive / .wait, with .release, .relaxed, .acquire, .aligned: one barrier per cluster */
+        in.op = has_part(parts, plen, np, "arrive") ? EMU_OP_CBAR_ARRIVE
+              : has_part(parts, plen, np, "wait") ? EMU_OP_CBAR_WAIT : EMU_OP_UNSUPPORTED;
+        if (in.op == EMU_OP_UNSUPPORTED) return unsupported(c, &in, opi);
+        in.mod = (uint8_t)has_part(parts, plen, np, "aligned");
+        return emit(f, &in);
+    }
+    if (M("mapa") || M("getctarank")) {
+        /* mapa[.shared::cluster].T d, a, rank ; getctarank[.shared::cluster].T d, a */
+        int is_mapa = M("mapa");
+        NEED(is_mapa ? 3 : 2);
+        if (t != EMU_T_U32 && t != EMU_T_U64 && t != EMU_T_B32 && t != EMU_T_B64) return unsupported(c, &in, opi);
+        in.op = is_mapa ? EMU_OP_MAPA : EMU_OP_GETCTARANK;
+        in.mod = (uint8_t)(space == EMU_SP_SHARED);
+        V(0, is_mapa ? t : EMU_T_U32, &in.d); V(1, t, &in.a);
+        if (is_mapa) V(2, EMU_T_U32, &in.b);
+        if (c->unsupported) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("isspacep")) {
+        NEED(2);
+        in.op = EMU_OP_ISSPACEP;
+        in.mod = (uint8_t)(has_part(parts, plen, np, "shared::cluster") ? EMU_SP_SHARED_CLUSTER : space);
+        if (space == EMU_SP_GENERIC) return unsupported(c, &in, opi);
+        if (!pred(c, o[0], &in.pd, NULL)) return 0;
+        V(1, EMU_T_U64, &in.a);
+        return emit(f, &in);
+    }
     if (M("bar") || M("barrier")) {
         int k = 1;
         int is_warp = 0, is_red = 0, is_arrive = 0;
@@ -533,6 +593,13 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             if (o[1].e == o[1].s + 2 && teq(c, o[1].s, "-") && teq(c, o[1].s + 1, "1")) {   /* -1: true */
                 in.op = EMU_OP_PRED_CONST;
                 in.imm = 1;
+                return emit(f, &in);
+            }
+            if (teq(c, o[1].s, "%is_explicit_cluster")) {
+                /* a predicate special register: set from its slot (1 in clusters the launch named) */
+                in.op = EMU_OP_SETP_U32; in.mod = EMU_CMP_NE; in.t = EMU_T_U32;
+                V(1, EMU_T_U32, &in.a);
+                in.b = emu_ptx_const(p, f, EMU_CI_IMM, 0);
                 return emit(f, &in);
             }
             if (!pred(c, o[1], &in.pc, NULL)) return 0;

@@ -599,6 +599,32 @@ static int function_body(emu_parser *p)
     return 1;
 }
 
+/* The performance directives after a kernel's parameters that say how it runs in clusters:
+ * .reqnctapercluster X[, Y[, Z]] (__cluster_dims__), .explicitcluster, .maxclusterrank N. */
+static int cluster_directives(emu_parser *p, int i, emu_func *f)
+{
+    memset(f->reqnctapercluster, 0, sizeof f->reqnctapercluster);
+    f->explicitcluster = 0;
+    f->maxclusterrank = 0;
+    for (; i < p->ntok; i++) {
+        if (tok_is(p, i, ".explicitcluster")) { f->explicitcluster = 1; continue; }
+        int req = tok_is(p, i, ".reqnctapercluster");
+        if (!req && !tok_is(p, i, ".maxclusterrank")) continue;
+        uint64_t v[3] = { 1, 1, 1 };
+        int k = 0;
+        for (int j = i + 1; j < p->ntok && k < (req ? 3 : 1); j++) {
+            if (tok_is(p, j, ",")) continue;
+            if (!parse_uint(p->tok[j], p->toklen[j], &v[k]) || v[k] == 0 || v[k] > 1024) break;
+            k++;
+            i = j;
+        }
+        if (!k) return emu_ptx_fail(p, "a %s without a number", req ? ".reqnctapercluster" : ".maxclusterrank");
+        if (req) for (int d = 0; d < 3; d++) f->reqnctapercluster[d] = (uint32_t)v[d];
+        else f->maxclusterrank = (uint32_t)v[0];
+    }
+    return 1;
+}
+
 /* .entry/.func header at tok[i]; then a body or ';'. */
 static int function(emu_parser *p)
 {
@@ -641,6 +667,7 @@ static int function(emu_parser *p)
     f->nparams = 0; f->local_size = 0; f->param_bytes = 0; f->has_ret = 0;
     if (ret_at >= 0) { int r = ret_at; if (!param_list(p, &r, f, 1)) return 0; }
     if (!param_list(p, &i, f, 0)) return 0;
+    if (is_entry && !cluster_directives(p, i, f)) return 0;
     if (!body) return 1;
     p->cur++;   /* the '{' */
     p->loc = 0;
@@ -656,7 +683,7 @@ void emu_module_free(emu_module *m)
         emu_func *f = m->funcs[i];
         for (int j = 0; j < f->ncode; j++) free(f->code[j].args);
         for (int j = 0; j < f->ntexts; j++) free(f->texts[j]);
-        free(f->texts); free(f->code); free(f->ipdom); free(f->cinit);
+        free(f->texts); free(f->code); free(f->ipdom); free(f->leaving); free(f->cinit);
         free(f->param_off); free(f->param_size); free(f->name); free(f->pretty);
         for (int j = 0; j < f->nsvars; j++) free(f->svars[j].name);
         free(f->svars);
@@ -754,6 +781,16 @@ int emu_kernel_param_count(const emu_kernel *k) { return k ? k->f.nparams : 0; }
 size_t emu_kernel_param_size(const emu_kernel *k, int i)
 {
     return (k && i >= 0 && i < k->f.nparams) ? k->f.param_size[i] : 0;
+}
+
+int emu_kernel_cluster(const emu_kernel *k, emu_dim3 *dims, int *explicit_cluster, unsigned *max_blocks)
+{
+    const emu_func *f = k ? &k->f : NULL;
+    if (explicit_cluster) *explicit_cluster = f && f->explicitcluster;
+    if (max_blocks) *max_blocks = f ? f->maxclusterrank : 0;
+    if (!f || !f->reqnctapercluster[0]) return 0;
+    if (dims) *dims = (emu_dim3){ f->reqnctapercluster[0], f->reqnctapercluster[1], f->reqnctapercluster[2] };
+    return 1;
 }
 
 size_t emu_kernel_static_shared(const emu_kernel *k)

@@ -95,6 +95,16 @@ check cub_warp16 warp_masks _Z10cub_warp16PKiPi "1 32 0 in:i32:32:iota out:i32:2
 # a full-mask shuffle in a block of 2 threads reads lanes that do not exist
 check tiny_block_shuffle warp_masks _Z18tiny_block_shufflePKiPi "1 2 0 in:i32:2:ones out:i32:1" "error 0|out0: 32" "in lane 0 reads the value of lane 16, but there is no thread in lane 16: the block has 2 threads"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 30 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
+# a part of a warp per row, rows past the last one leaving early (kernels/row_warps.cu): the others shuffle,
+# vote and __syncwarp() with a full mask; lanes that wait only to exit count as exited (PTX ISA). Lanes
+# still alive that never run the shuffle, or run another one later, and a read of a leaving lane are found
+check rows_early_return row_warps _Z12early_returnPKfPfii "1 64 0 in:f32:200:iota out:f32:8 i=5 i=40" "error 0|out0: 780 2380 3980 5580 7180 0 0 0"
+check rows_loop_skipped row_warps _Z8row_loopPKfPfii "1 32 0 in:f32:120:iota out:f32:3 i=3 i=40" "error 0|out0: 780 2380 3980"
+check rows_loop_uneven row_warps _Z8row_loopPKfPfii "1 32 0 in:f32:400:iota out:f32:10 i=10 i=40" "error 0|out0: 780 2380 3980 5580 7180 8780 10380 11980 13580 15180"
+check rows_loop_vote row_warps _Z13row_loop_votePKfPjii "1 32 0 in:f32:400:iota out:u32:10 i=10 i=40" "error 0|out0: 254 254 254 254 0 0 0 0 0 0"
+check rows_alive_skip row_warps _Z10alive_skipPKfPf "1 32 0 in:f32:32:iota out:f32:32" "*" "names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
+check rows_arrive_later row_warps _Z12arrive_laterPKfPfii "1 32 0 in:f32:400:iota out:f32:32 i=5 i=40" "*" "row_warps.cu:8 (in sm_30_intrinsics.hpp:449): in kernel arrive_later, block (0,0,0), thread (0,0,0): __shfl_*_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffffff00"
+check rows_read_leaving row_warps _Z13read_returnedPKfPfi "1 32 0 in:f32:32:iota out:f32:32 i=3" "*" "reads the value of lane 24, but the thread in lane 24 has nothing left to run but its exit"
 # races on global memory: between lanes, between blocks, an atomic after another block's plain store,
 # and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
 check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6: in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"
