@@ -45,6 +45,7 @@ static const char *const kind_text[EMU_FD_COUNT] = {
     [EMU_FD_OOB_DSMEM] = N_("out-of-bounds access of another block's shared memory"),
     [EMU_FD_DSMEM_RACE] = N_("race on another block's shared memory"),
     [EMU_FD_DSMEM_EXITED] = N_("access of an exited block's shared memory"),
+    [EMU_FD_CP_ASYNC] = N_("read of a cp.async copy before its wait"),
 };
 /* xgettext sees literals only: the two guard kinds of emu.h, for the catalog. */
 static const char *const guard_kinds[] __attribute__((unused)) = { N_("read outside the input"),

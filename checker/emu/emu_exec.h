@@ -51,6 +51,10 @@ typedef struct emu_warp {
     uint32_t cbar_phase;        /* at EMU_W_CBAR: the phase of the cluster barrier it waits for */
     uint32_t spin_pc;           /* where it last stopped at a strong load so that other blocks run (+ 1) */
     uint64_t spin_hash, spin_addr;   /* what that load read there, and the first lane's address */
+    /* Per lane, its cp.async groups (emu_exec_async.c): committed so far, complete (those below), complete
+     * before its last wait, and the barrier interval of that wait. Counted modulo 2^16. */
+    uint16_t cp_committed[32], cp_done[32], cp_done_before[32];
+    uint32_t cp_wait_interval[32];
 } emu_warp;
 
 /* Shadow of one 4-byte word of shared memory, for races and never-written reads. Intervals number the
@@ -69,6 +73,8 @@ typedef struct emu_sword {
     uint8_t r_bytes;            /* bytes read in r_interval, by any warp */
     uint8_t written;            /* bytes written in this block (valid when w_interval is this block's) */
     uint8_t r_multi;            /* another warp than r_warp read in r_interval too */
+    uint16_t cp_thread;         /* the last write was a cp.async of this thread (linear, + 1; 0: a plain write) */
+    uint16_t cp_group;          /* ... in that thread's group of this number */
 } emu_sword;
 #define EMU_SWORD_LANES 0xff    /* several lanes */
 #define EMU_SWORD_NONE  0xfe    /* no lane */
@@ -314,6 +320,19 @@ static inline unsigned emu_word_bytes(uint32_t k, uint32_t off, unsigned n)
     uint32_t first = off > k * 4 ? off - k * 4 : 0, end = off + n < k * 4 + 4 ? off + n - k * 4 : 4;
     return (0xfu >> (4 - (end - first))) << first;
 }
+/* cp.async's two halves for lane l (emu_exec_async.c): where n bytes at addr land, checked as a load
+ * (store 0) or a store (store 1) of instruction in's space, NULL after a fatal finding; *space is the space
+ * they are in, *soff their shared offset. A shared store is then checked against the shadow (and recorded)
+ * by emu_shared_store. */
+uint8_t *emu_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int store,
+                     int *space, uint32_t *soff);
+void emu_shared_store(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int same);
+/* emu_exec_async.c: cp.async, its groups and their waits (0 when the launch must stop); the check of a
+ * shared read of a word whose last write was a cp.async that has not landed for this reader. */
+int emu_cp_async(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, const uint32_t *P, uint32_t m);
+void emu_cp_commit(emu_warp *w, uint32_t m);
+void emu_cp_wait(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
+void emu_cp_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_sword *s, uint32_t off);
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
@@ -383,7 +402,7 @@ enum { EMU_FD_OOB_GLOBAL, EMU_FD_OOB_SHARED, EMU_FD_OOB_LOCAL, EMU_FD_MISALIGNED
        EMU_FD_BAR_EXITED, EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS,
        EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT, EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE,
        EMU_FD_OOB_PARAM, EMU_FD_PRINTF_FORMAT, EMU_FD_CLUSTER_BAR, EMU_FD_GRID_SYNC, EMU_FD_OOB_DSMEM,
-       EMU_FD_DSMEM_RACE, EMU_FD_DSMEM_EXITED, EMU_FD_COUNT };
+       EMU_FD_DSMEM_RACE, EMU_FD_DSMEM_EXITED, EMU_FD_CP_ASYNC, EMU_FD_COUNT };
 void emu_diag_begin(void);
 int emu_diag_first(int kind);      /* counts; 1 only for the first of its kind in this launch */
 int emu_diag_add(int kind, unsigned long times);   /* emu_diag_first for several at once */
