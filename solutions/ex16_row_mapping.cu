@@ -655,17 +655,19 @@ static int launch_blocks(const T *x, O *y, long rows, int cols, typename Op::Par
     const RowsDevice &dev = rows_device();
     if (K > 1 && !dev.clusters)
         return 0;
-    static bool raised = false;
-    if (!raised) {   // shared memory above 48 KB, and clusters of 16, only on request
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dev.smem_optin - 1024);
+    static size_t smem_max = 0;
+    if (!smem_max) {   // shared memory above 48 KB, and clusters of 16, only on request
+        cudaFuncAttributes fa = {};
+        cudaFuncGetAttributes(&fa, kernel);
+        smem_max = dev.smem_optin - fa.sharedSizeBytes;   // the opt-in counts the static shared memory too
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max);
         if (dev.clusters)
             cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        raised = true;
     }
     long per = ((cols + K - 1) / K + P - 1) / P * P;
     int stage_elems = (int)(per + P);
     size_t smem = Op::kPerElement ? 2 * stage_elems * sizeof(T) : 0;   // two stages of the slice
-    if (smem > (size_t)dev.smem_optin - 1024)
+    if (smem > smem_max)
         return 0;
     int threads = row_threads((cols + P - 1) / P, K);
     cudaLaunchConfig_t cfg = {};
