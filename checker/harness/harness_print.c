@@ -216,13 +216,16 @@ static void print_failure(const char *msg)
         return;
     }
 
-    /* The same words as an earlier failure, only other numbers (another n, another block): one line
-     * (a message of one line already is simply shown). */
+    /* The same words as an earlier failure, only other numbers (another n, another block) or another call
+     * (the message's first words, up to its first ')': exercise 16 runs six functions alike): one line (a
+     * message of one line already is simply shown). */
     if (m.nfound == 0 && m.nplain > 0 && (m.nplain > 1 || m.plain_len[0] > REPORT_WIDTH - REPORT_INDENT)) {
         char shape[4096];
         size_t len = 0;
+        const char *call_end = memchr(m.plain[0], ')', (size_t)m.plain_len[0]);
         for (int i = 0; i < m.nplain && len < sizeof shape - 1; i++)
-            for (const char *c = m.plain[i]; c < m.plain[i] + m.plain_len[i] && len < sizeof shape - 1; c++)
+            for (const char *c = i == 0 && call_end ? call_end + 1 : m.plain[i];
+                 c < m.plain[i] + m.plain_len[i] && len < sizeof shape - 1; c++)
                 if (!((*c >= '0' && *c <= '9') || (*c == '-' && c[1] >= '0' && c[1] <= '9')) ||
                     !len || shape[len - 1] != '#')
                     shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
