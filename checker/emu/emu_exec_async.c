@@ -14,9 +14,8 @@
 
 /* Text of what a learner should do, said with both findings. */
 static const char emu_msg_cp_fix[] = N_(
-    "Wait for the copy's group before reading what it copies (cp.async.wait_group N or __pipeline_wait_prior(N) "
-    "with N the number of newer groups still allowed in flight), and when other threads read it, put a "
-    "__syncthreads() after the wait.");
+    "Wait for the copy first (__pipeline_wait_prior(N) leaves at most N of the thread's newer groups in flight); "
+    "another thread reads it after a __syncthreads() that follows the wait.");
 
 int emu_cp_async(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, const uint32_t *P, uint32_t m)
 {
@@ -104,13 +103,13 @@ void emu_cp_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_s
     unsigned tx = issuer % x->block.x, ty = issuer / x->block.x % x->block.y, tz = issuer / (x->block.x * x->block.y);
     snprintf(who, sizeof who, emu_text("thread (%u,%u,%u)"), tx, ty, tz);
     if (pending && reader == issuer)
-        emu_diag_report(EMU_FD_CP_ASYNC, "%s: reads shared memory %s, which this thread's cp.async (__pipeline_memcpy_async) "
-                        "copies into, before waiting for that copy: it may not have landed, so the read can see the "
-                        "old bytes. %s", where, what, emu_text(emu_msg_cp_fix));
+        emu_diag_report(EMU_FD_CP_ASYNC, "%s: reads shared memory %s, which this thread's cp.async "
+                        "(__pipeline_memcpy_async) copies into, before waiting for that copy: the bytes may not have "
+                        "landed. %s", where, what, emu_text(emu_msg_cp_fix));
     else if (pending)
         emu_diag_report(EMU_FD_CP_ASYNC, "%s: reads shared memory %s, which a cp.async (__pipeline_memcpy_async) of %s "
-                        "copies into, before that thread waited for the copy: it may not have landed, so the read can "
-                        "see the old bytes. %s", where, what, who, emu_text(emu_msg_cp_fix));
+                        "copies into, before that thread waited for the copy: the bytes may not have landed. %s",
+                        where, what, who, emu_text(emu_msg_cp_fix));
     else
         emu_diag_report(EMU_FD_CP_ASYNC, "%s: reads shared memory %s, which a cp.async (__pipeline_memcpy_async) of %s "
                         "copies into, with no barrier between that thread's wait and this read: the copy is that "
