@@ -119,6 +119,9 @@ typedef struct emu_metrics {
     uint64_t shared_store_bank_conflicts;  /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum */
     uint64_t global_load_requests, global_load_sectors;   /* l1tex__t_requests/sectors_pipe_lsu_mem_global_op_ld */
     uint64_t global_store_requests, global_store_sectors; /* ..._op_st */
+    uint64_t global_async_requests, global_async_sectors; /* cp.async: ..._op_ldgsts */
+    uint64_t global_read_bytes;      /* what the lanes of global loads and cp.async asked for (the sectors: what moved) */
+    uint64_t dsmem_load_requests, dsmem_store_requests;   /* warp accesses of other blocks' shared memory (a cluster's) */
     uint64_t global_atomics;         /* warp-level atomic/reduction instructions on global memory */
     uint64_t shared_atomics;
     uint64_t barriers;               /* bar.sync executed, counted once per warp */

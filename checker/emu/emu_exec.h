@@ -52,6 +52,10 @@ typedef struct emu_warp {
     uint32_t cbar_for;          /* the phase they arrived for: once it completed, their wait does not block */
     uint32_t spin_pc;           /* where it last stopped at a strong load so that other blocks run (+ 1) */
     uint64_t spin_hash, spin_addr;   /* what that load read there, and the first lane's address */
+    /* Per lane, its cp.async groups (emu_exec_async.c): committed so far, complete (those below), complete
+     * before its last wait, and the barrier interval of that wait. Counted modulo 2^16. */
+    uint16_t cp_committed[32], cp_done[32], cp_done_before[32];
+    uint32_t cp_wait_interval[32];
 } emu_warp;
 
 /* Shadow of one 4-byte word of shared memory, for races and never-written reads. Intervals number the
@@ -73,6 +77,8 @@ typedef struct emu_sword {
     /* The lines of the last write, of r_warp's last read, and of the last read of another warp (r_multi): a
      * race names both sides. */
     uint32_t w_loc, r_loc, m_loc;
+    uint16_t cp_thread;         /* the last write was a cp.async of this thread (linear, + 1; 0: a plain write) */
+    uint16_t cp_group;          /* ... in that thread's group of this number */
 } emu_sword;
 #define EMU_SWORD_LANES 0xff    /* several lanes */
 #define EMU_SWORD_NONE  0xfe    /* no lane */
@@ -332,6 +338,25 @@ static inline unsigned emu_word_bytes(uint32_t k, uint32_t off, unsigned n)
  * byte offsets off[] by lanes lane[] (cnt of them), and the 32-byte sectors of the global ones at addr[]. */
 uint64_t emu_bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n);
 uint64_t emu_sectors(const uint64_t *addr, int cnt, unsigned n);
+/* cp.async's two halves for lane l (emu_exec_async.c): where n bytes at addr land, checked as a load
+ * (store 0) or a store (store 1) of instruction in's space, NULL after a fatal finding; *space is the space
+ * they are in, *soff their shared offset. A shared store is then checked against the shadow (and recorded)
+ * by emu_shared_store. */
+uint8_t *emu_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int store,
+                     int *space, uint32_t *soff);
+void emu_shared_store(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int same);
+/* Starts the record of a finding about two accesses of shared memory at byte off: this one of lane l
+ * (at_label) and the other one, made at loc by lane of warp (other_label; EMU_SWORD_LANES: several
+ * threads); what receives "sdata[5]", who "thread (3,0,0)" for the other one (NULL: not wanted). */
+void emu_shared_race(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, int kind, int at_label,
+                     int other_label, uint32_t loc, unsigned warp, int lane, emu_record *r, char *what, size_t whatlen,
+                     char *who, size_t wholen);
+/* emu_exec_async.c: cp.async, its groups and their waits (0 when the launch must stop); the check of a
+ * shared read of a word whose last write was a cp.async that has not landed for this reader. */
+int emu_cp_async(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, const uint32_t *P, uint32_t m);
+void emu_cp_commit(emu_warp *w, uint32_t m);
+void emu_cp_wait(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
+void emu_cp_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_sword *s, uint32_t off);
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);

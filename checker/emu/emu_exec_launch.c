@@ -165,6 +165,10 @@ void emu_block_start(emu_ctx *x)
         w->cbar_arrived = 0;
         w->cbar_for = 0;
         w->spin_pc = 0;
+        memset(w->cp_committed, 0, sizeof w->cp_committed);
+        memset(w->cp_done, 0, sizeof w->cp_done);
+        memset(w->cp_done_before, 0, sizeof w->cp_done_before);
+        memset(w->cp_wait_interval, 0, sizeof w->cp_wait_interval);
         /* the entry frame; its constants include this block's special registers */
         emu_exec_enter(x, w);
     }

@@ -106,6 +106,11 @@
     X(ST,       "st[.space][.volatile][.vN].T",  "store, with bounds and race checks") \
     X(ATOM,     "atom[.space].op.T",             "add inc dec min max and or xor exch cas, lanes in order") \
     X(RED,      "red[.space].op.T",              "atom without a result") \
+    /* asynchronous copies into shared memory (emu_exec_async.c): done at issue, waited for by groups */ \
+    X(CP_ASYNC, "cp.async.{ca,cg}.shared.global [d], [s], n[, src-size][, ignore-src]", \
+                "n bytes (mod) into the thread's open group; bytes past src-size (c) are zeros; ignore-src (pc) reads none") \
+    X(CP_COMMIT, "cp.async.commit_group",        "closes the thread's open group") \
+    X(CP_WAIT,  "cp.async.wait_group N, cp.async.wait_all", "every group of the thread but the newest N (imm) has landed (mod 1: wait_all)") \
     /* warp-wide */ \
     X(SHFL,     "shfl.sync.mode.b32 d[|p], a, b, c, m", "up/down/bfly/idx with the clamp and segment operand") \
     X(VOTE,     "vote.sync.{all,any,uni,ballot}", "") \

@@ -641,6 +641,51 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (space == EMU_SP_PARAM) return unsupported(c, &in, opi);
         return emit(f, &in);
     }
+    if (M("cp") && has_part(parts, plen, np, "async")) {
+        /* cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all; cp.async.{ca,cg}.shared{::cta}.global
+         * [d], [s], n{, src-size}{, ignore-src}{, cache-policy} (__pipeline_memcpy_async, cuda::memcpy_async).
+         * The bulk (TMA) and mbarrier forms are not run. */
+        if (has_part(parts, plen, np, "bulk") || has_part(parts, plen, np, "mbarrier")) return unsupported(c, &in, opi);
+        if (has_part(parts, plen, np, "commit_group")) { in.op = EMU_OP_CP_COMMIT; return emit(f, &in); }
+        if (has_part(parts, plen, np, "wait_all")) { in.op = EMU_OP_CP_WAIT; in.mod = 1; return emit(f, &in); }
+        uint64_t v;
+        if (has_part(parts, plen, np, "wait_group")) {
+            NEED(1);
+            if (o[0].e != o[0].s + 1 || !parse_num(tok[o[0].s], tl[o[0].s], EMU_T_U32, &v)) return unsupported(c, &in, opi);
+            in.op = EMU_OP_CP_WAIT;
+            in.imm = (int64_t)v;
+            return emit(f, &in);
+        }
+        NEED(3);
+        int kind; uint64_t symval;
+        emu_insn src = in;
+        if (!address(c, o[1], &src, &kind, &symval)) return 0;
+        if (kind == EMU_SYM_KPARAM || kind == EMU_SYM_FRAME) return unsupported(c, &in, opi);
+        if (!address(c, o[0], &in, &kind, &symval)) return 0;
+        if (kind == EMU_SYM_KPARAM || kind == EMU_SYM_FRAME || c->unsupported) return unsupported(c, &in, opi);
+        in.b = src.a;                                                /* the source: register b, offset e */
+        in.e = emu_ptx_const(p, f, EMU_CI_IMM, (uint64_t)src.imm);
+        if (o[2].e != o[2].s + 1 || !parse_num(tok[o[2].s], tl[o[2].s], EMU_T_U32, &v) || (v != 4 && v != 8 && v != 16))
+            return unsupported(c, &in, opi);
+        in.op = EMU_OP_CP_ASYNC;
+        in.mod = (uint8_t)v;
+        in.space = EMU_SP_SHARED;
+        in.t = EMU_T_B32;
+        int hint = has_part(parts, plen, np, "L2::cache_hint");
+        for (int k = 3; k < no - hint; k++) {
+            emu_sym sym;
+            int j = o[k].s + teq(c, o[k].s, "!");
+            if (emu_ptx_lookup(p, tok[j], tl[j], &sym) && sym.kind == EMU_SYM_PRED) {
+                int neg;
+                if (!pred(c, o[k], &in.pc, &neg)) return 0;
+                if (neg) in.flags |= EMU_F_NEG_C;
+            } else {
+                V(k, EMU_T_U32, &in.c);
+                in.nargs = 1;   /* a src-size operand */
+            }
+        }
+        return emit(f, &in);
+    }
     if (M("ld") || M("ldu") || M("st")) {
         NEED(2);
         int is_st = M("st");
