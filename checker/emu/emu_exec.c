@@ -697,6 +697,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             }
             break;
         case EMU_OP_ST: if (!emu_st(x, w, in, R, m)) LEAVE(EMU_W_DONE); break;
+        case EMU_OP_CP_ASYNC: if (!emu_cp_async(x, w, in, R, P, m)) LEAVE(EMU_W_DONE); break;
         case EMU_OP_ATOM: case EMU_OP_RED:
             if (!emu_atom(x, w, in, R, m)) LEAVE(EMU_W_DONE);
             if (in->op == EMU_OP_ATOM && x->blocks && in->space != EMU_SP_SHARED) {   /* an atomic spin, as above */

@@ -316,6 +316,9 @@ static inline int emu_shfl_lane(int mode, int l, uint32_t b, uint32_t c)
 int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
 int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m);
+/* cp.async.{ca,cg}.shared.global: each lane's copy done at once (so cp.async.wait_group has nothing to wait
+ * for), checked as a global read and a shared write; counted as a global load and a shared store. */
+int emu_cp_async(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, const uint32_t *P, uint32_t m);
 /* ld.param [%rd+off] in a kernel: each lane reads the argument bytes at the offset its register holds. */
 int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes);
 void emu_flush_pending(emu_ctx *x);   /* at each barrier and block end */

@@ -849,6 +849,52 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
     return 1;
 }
 
+/* ---- cp.async: a copy from global into shared memory that the thread need not wait for ---------------- */
+
+int emu_cp_async(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, const uint32_t *P, uint32_t m)
+{
+    unsigned n = EMU_TSIZE(in->t);
+    uint64_t gaddr[32]; uint32_t soff[32]; int slane[32];
+    int ng = 0, ns = 0;
+    /* the two sides as accesses of their own: a global read of bytes, a shared write of 4-byte elements */
+    emu_insn g = *in, sh = *in;
+    g.space = EMU_SP_GLOBAL; g.t = EMU_T_B8; g.nvec = 1; g.flags &= (uint8_t)~EMU_F_VOLATILE;
+    sh.space = EMU_SP_SHARED; sh.t = n >= 4 ? EMU_T_B32 : EMU_T_B8; sh.nvec = 1;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t src = R[in->b + l] + R[in->c + l], dst = (uint32_t)(R[in->a + l] + (uint64_t)in->imm);
+        /* src-size (mod 1) copies fewer bytes and fills the rest with zeros; ignore-src (mod 2) copies none */
+        uint64_t want = in->mod == 1 ? R[in->e + l] : in->mod == 2 && (P[in->pc] >> l & 1) ? 0 : n;
+        unsigned from = want < n ? (unsigned)want : n;
+        uint8_t bytes[16] = { 0 };
+        int space;
+        uint32_t so = 0;
+        if (from && src % n) {   /* the source of a cp.async is aligned as its size */
+            misaligned(x, w, &g, l, src, n);
+            return 0;
+        }
+        for (unsigned k = 0; k < from; k += from == n ? n : 1) {
+            unsigned part = from == n ? n : 1;
+            const uint8_t *p = resolve(x, w, &g, l, src + k, part, ACC_LOAD, &space, &so);
+            if (!p) return 0;
+            if (x->last_shadow || ((g.flags & EMU_F_VOLATILE) && x->race.nsync))
+                race_lane(x, w, &g, R, l, src + k, part, EMU_RACE_READ);
+            memcpy(bytes + k, p, part);
+        }
+        if (from) gaddr[ng++] = src;
+        uint8_t *d = resolve(x, w, &sh, l, dst, n, ACC_STORE, &space, &so);
+        if (!d) return 0;
+        if (space == EMU_SP_SHARED) {
+            soff[ns] = so; slane[ns++] = l;
+            shared_check(x, w, &sh, l, so, n, ACC_STORE, !memcmp(bytes, d, n));
+        }
+        memcpy(d, bytes, n);
+    }
+    count_access(x, ACC_LOAD, gaddr, ng, soff, slane, 0, n);
+    count_access(x, ACC_STORE, gaddr, 0, soff, slane, ns, n);
+    return 1;
+}
+
 /* ---- Kernel parameters read through a register (CUB takes a parameter's address) ------------------- */
 
 int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes)

@@ -106,6 +106,7 @@
     X(ST,       "st[.space][.volatile][.vN].T",  "store, with bounds and race checks") \
     X(ATOM,     "atom[.space].op.T",             "add inc dec min max and or xor exch cas, lanes in order") \
     X(RED,      "red[.space].op.T",              "atom without a result") \
+    X(CP_ASYNC, "cp.async.{ca,cg}.shared.global [d], [s], n[, src-size | ignore-src]", "the copy done at once (b+c: the source, e: src-size)") \
     /* warp-wide */ \
     X(SHFL,     "shfl.sync.mode.b32 d[|p], a, b, c, m", "up/down/bfly/idx with the clamp and segment operand") \
     X(VOTE,     "vote.sync.{all,any,uni,ballot}", "") \
@@ -221,7 +222,7 @@ typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_c
  * end (or before the start, a negative one) stays inside the variable's own window of 2 MiB and is seen.
  * Tag 1 is the dynamic shared memory (extern __shared__ arrays); the others number the module's .shared
  * variables. The launch maps each tag to the bytes of the block's shared memory that hold it. */
-typedef struct emu_svar { char *name; uint32_t off, size, tag; } emu_svar;
+typedef struct emu_svar { char *name; uint32_t off, size, tag, align; } emu_svar;
 #define EMU_SHARED_TAG_SHIFT 21
 #define EMU_SHARED_TAG_MAX   2047u   /* tags fit in the 32 bits of a shared address */
 #define EMU_SHARED_DYN_TAG   1u
@@ -257,6 +258,8 @@ typedef struct emu_func {
     uint32_t reqnctapercluster[3];      /* entry: the cluster it declares (__cluster_dims__), 0s when none */
     int explicitcluster;                /* entry: .explicitcluster (it must be launched in clusters) */
     uint32_t maxclusterrank;            /* entry: .maxclusterrank, 0 when none */
+    uint32_t *shared_used; int nshared_used, capshared_used;   /* the tags of the .shared variables it names */
+    int64_t static_shared;              /* entry: emu_kernel_static_shared's answer, -1 until asked */
     char *callee_name_tmp;
 } emu_func;
 

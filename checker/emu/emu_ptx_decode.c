@@ -150,7 +150,9 @@ static uint32_t sym_slot(dctx *c, const emu_sym *s)
 {
     switch (s->kind) {
     case EMU_SYM_GLOBAL: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
+    case EMU_SYM_SHARED:
+        emu_ptx_shared_used(c->f, (uint32_t)(s->value >> EMU_SHARED_TAG_SHIFT));
+        return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
     case EMU_SYM_FRAME: return emu_ptx_const(c->p, c->f, EMU_CI_LOCAL, s->value);
     default: c->unsupported = 1; return emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);
     }
@@ -516,6 +518,45 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
               : has_part(parts, plen, np, "wait") ? EMU_OP_CBAR_WAIT : EMU_OP_UNSUPPORTED;
         if (in.op == EMU_OP_UNSUPPORTED) return unsupported(c, &in, opi);
         in.mod = (uint8_t)has_part(parts, plen, np, "aligned");
+        return emit(f, &in);
+    }
+    if (M("cp") && has_part(parts, plen, np, "async")) {
+        /* cp.async.commit_group, .wait_group N, .wait_all: the copies are done when issued, nothing waits */
+        if (has_part(parts, plen, np, "commit_group") || has_part(parts, plen, np, "wait_group") ||
+            has_part(parts, plen, np, "wait_all")) {
+            in.op = EMU_OP_NOP;
+            return emit(f, &in);
+        }
+        /* cp.async.{ca,cg}.shared{::cta}.global{.L2::...} [dst], [src], cp-size{, src-size | ignore-src}{, policy} */
+        int to_shared = has_part(parts, plen, np, "shared") || has_part(parts, plen, np, "shared::cta");
+        if (!has_part(parts, plen, np, "global") || !to_shared || has_part(parts, plen, np, "bulk") ||
+            has_part(parts, plen, np, "mbarrier") || no < 3)
+            return unsupported(c, &in, opi);
+        in.space = EMU_SP_SHARED;
+        int kind; uint64_t symval;
+        emu_insn src = in;
+        if (!address(c, o[1], &src, &kind, &symval)) return 0;
+        if (!address(c, o[0], &in, &kind, &symval)) return 0;
+        uint64_t size;
+        if (!parse_num(tok[o[2].s], tl[o[2].s], EMU_T_U32, &size) || (size != 4 && size != 8 && size != 16))
+            return unsupported(c, &in, opi);
+        in.op = EMU_OP_CP_ASYNC;
+        in.t = (uint8_t)(size == 4 ? EMU_T_B32 : size == 8 ? EMU_T_B64 : EMU_T_B128);
+        in.b = src.a;
+        in.c = emu_ptx_const(p, f, EMU_CI_IMM, (uint64_t)src.imm);
+        int extra = no - 3 - has_part(parts, plen, np, "L2::cache_hint");
+        if (extra == 1) {
+            emu_sym sym;
+            int neg = teq(c, o[3].s, "!"), i0 = o[3].s + neg;
+            if (emu_ptx_lookup(p, tok[i0], tl[i0], &sym) && sym.kind == EMU_SYM_PRED) {
+                if (!pred(c, o[3], &in.pc, &neg) || neg) return unsupported(c, &in, opi);
+                in.mod = 2;   /* ignore-src */
+            } else {
+                V(3, EMU_T_U32, &in.e);
+                in.mod = 1;   /* src-size */
+            }
+        }
+        if (c->unsupported) return unsupported(c, &in, opi);
         return emit(f, &in);
     }
     if (M("mapa") || M("getctarank")) {
