@@ -276,7 +276,8 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
     for (int i = 0; i < f->nparams; i++)
         if (args[i]) memcpy(x->params + f->param_off[i], args[i], f->param_size[i]);
     x->mod_base = (f->own_shared + 15) & ~15u;
-    x->dyn_base = (uint32_t)((stat + 15) & ~(size_t)15);
+    /* every .shared variable of the module has its place in the block (a kernel reports only those it uses) */
+    x->dyn_base = (x->mod_base + f->mod->mod_shared + 15) & ~15u;
     x->dyn_size = (uint32_t)dynamic_shared;
     x->shared_size = x->dyn_base + x->dyn_size;
     x->stags = shared_tags(f, x);

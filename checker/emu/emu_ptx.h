@@ -226,7 +226,7 @@ typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_c
  * end (or before the start, a negative one) stays inside the variable's own window of 2 MiB and is seen.
  * Tag 1 is the dynamic shared memory (extern __shared__ arrays); the others number the module's .shared
  * variables. The launch maps each tag to the bytes of the block's shared memory that hold it. */
-typedef struct emu_svar { char *name; uint32_t off, size, tag; } emu_svar;
+typedef struct emu_svar { char *name; uint32_t off, size, tag, align; } emu_svar;
 #define EMU_SHARED_TAG_SHIFT 21
 #define EMU_SHARED_TAG_MAX   2047u   /* tags fit in the 32 bits of a shared address */
 #define EMU_SHARED_DYN_TAG   1u
@@ -262,6 +262,8 @@ typedef struct emu_func {
     uint32_t reqnctapercluster[3];      /* entry: the cluster it declares (__cluster_dims__), 0s when none */
     int explicitcluster;                /* entry: .explicitcluster (it must be launched in clusters) */
     uint32_t maxclusterrank;            /* entry: .maxclusterrank, 0 when none */
+    uint32_t *shared_used; int nshared_used, capshared_used;   /* the tags of the .shared variables it names */
+    int64_t static_shared;              /* entry: emu_kernel_static_shared's answer, -1 until asked */
     char *callee_name_tmp;
 } emu_func;
 

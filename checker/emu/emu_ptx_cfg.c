@@ -46,6 +46,7 @@ static int acts_on_others(const emu_insn *in)
     case EMU_OP_BAR: case EMU_OP_BAR_RED: case EMU_OP_BAR_ARRIVE: case EMU_OP_CBAR_ARRIVE: case EMU_OP_CBAR_WAIT:
     case EMU_OP_WARPSYNC: case EMU_OP_SHFL:
     case EMU_OP_VOTE: case EMU_OP_REDUX: case EMU_OP_MATCH: case EMU_OP_ST: case EMU_OP_ATOM: case EMU_OP_RED:
+    case EMU_OP_CP_ASYNC:
     case EMU_OP_CALL: case EMU_OP_CALL_PRINTF: case EMU_OP_CALL_ASSERT: case EMU_OP_RET: case EMU_OP_UNSUPPORTED:
         return 1;
     }

@@ -150,7 +150,9 @@ static uint32_t sym_slot(dctx *c, const emu_sym *s)
 {
     switch (s->kind) {
     case EMU_SYM_GLOBAL: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
+    case EMU_SYM_SHARED:
+        emu_ptx_shared_used(c->f, (uint32_t)(s->value >> EMU_SHARED_TAG_SHIFT));
+        return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
     case EMU_SYM_FRAME: return emu_ptx_const(c->p, c->f, EMU_CI_LOCAL, s->value);
     default: c->unsupported = 1; return emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);
     }

@@ -118,6 +118,8 @@ check rows_read_leaving row_warps _Z13read_returnedPKfPfi "1 32 0 in:f32:32:iota
 check cluster_flag cluster_flags _Z12flag_handoffPi "2 32 0 out:i32:32" "error 0|out0: 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131"
 check cluster_atomics cluster_flags _Z15atomic_countersPi "8 32 0 out:i32:16" "error 0|out0: 40 40 40 40 40 40 40 40 40 40 40 40 40 40 40 40"
 check cluster_split_barrier cluster_flags _Z13split_barrierPi "2 64 0 out:i32:128" "error 0|out0: 1 11 21 31 41 51 61 71 81 91 101 111 121 131 141 151 161 171 181 191 201 211 221 231 241 251 261 271 281 291 301 311 321 331 341 351 361 371 381 391 ... sum=40384"
+# cp.async from global into shared memory, a tail with a source size below 16 zero-filled (kernels/cp_async.cu)
+check cp_async cp_async _Z10staged_sumPKfPfi "1 64 0 in:f32:250:iota out:f32:64 i=250" "error 0|out0: 28 60 92 124 156 188 220 252 284 316 348 380 412 444 476 508 540 572 604 636 668 700 732 764 796 828 860 892 924 956 988 1020 1052 1084 1116 1148 1180 1212 1244 1276 ... sum=62250"
 # races on global memory: between lanes, between blocks, an atomic after another block's plain store,
 # and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
 check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6 (the read): in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"

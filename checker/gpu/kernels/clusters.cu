@@ -8,7 +8,8 @@
 //   cluster_row_sum  a long row per cluster: each block caches its slice in dynamic shared memory (64 KB,
 //                    above the default limit), then the blocks combine sum and max of their slices
 //   limits           the device's limits, the occupancy with and without the opt-in to more than 48 KB of
-//                    shared memory, and the errors of launches the runtime refuses
+//                    shared memory, each kernel's static shared memory, and the errors of launches the
+//                    runtime refuses
 // Integers only (and floats added in one fixed order with __fadd_rn), so every answer must be identical.
 // Counts that depend on the number of SMs (the emulator reports 16, an H100 132) are recorded as whether
 // they are positive.
@@ -291,6 +292,16 @@ static void case_limits(void)
     CK("limits:occupancy", cudaFuncGetAttributes(&fa, k_tiny));
     v.push_back(fa.maxDynamicSharedSizeBytes);
     record("limits:occupancy", "u32", 0, v.data(), v.size());
+
+    // Each kernel's static shared memory is its own variables', not every __shared__ of the file's.
+    v.clear();
+    void (*kernels[])(void) = { (void (*)(void))k_cluster_regs, (void (*)(void))k_cluster_exchange,
+                                (void (*)(void))k_cluster_ptx, (void (*)(void))k_cluster_row_sum };
+    for (auto k : kernels) {
+        CK("limits:static_shared", cudaFuncGetAttributes(&fa, (const void *)k));
+        v.push_back((int)fa.sharedSizeBytes);
+    }
+    record("limits:static_shared", "u32", 0, v.data(), v.size());
 
     // Launches: shared memory above the limits, clusters the runtime refuses, cooperative grids too large.
     v.clear();

@@ -1,11 +1,13 @@
-// cooperative.cu - cooperative launches (grid.sync()) and rows shared by the parts of a warp, the two other
-// shapes Part III's fast row-wise kernels take.
+// cooperative.cu - what Part III's fast row-wise kernels use besides clusters: cooperative launches
+// (grid.sync()), rows shared by the parts of a warp, and copies into shared memory with cp.async.
 //
 //   coop_two_phase  a grid-stride sum into per-block partials, grid.sync(), block 0 adds them (ints)
 //   coop_rounds     rounds of a ring through the whole grid, a grid.sync() after each
 //   rows_per_warp   rows of 8 lanes (4 rows per warp), the lanes of rows past the last one returning before
 //                   the loop while the others shuffle with a full mask; and a grid-stride loop over rows that
 //                   the groups of one warp run a different number of times
+//   cp_async        16-byte cp.async copies into shared memory, with source sizes 0 to 16 (the rest of the 16
+//                   bytes zero-filled), read back after cp.async.wait_group
 // Grids are small enough to be resident on any GPU and on the emulator (whose SM count is its own).
 
 #include <cooperative_groups.h>
@@ -122,8 +124,40 @@ static void case_rows(const char *shape, void (*k)(const int *, int *, int, int)
     if (dev_take(h.data(), d_out, h.size() * sizeof(int))) record(name, "u32", 0, h.data(), h.size());
 }
 
+// ---- cp.async --------------------------------------------------------------------------------------
+
+// Thread t copies 16 bytes from in + 4t with a source size of (t % 5) * 4 bytes (0 to 16) into its slot;
+// the slots are read back after the wait, each thread's and its neighbour's.
+__global__ void k_cp_async(const unsigned *in, unsigned *out)
+{
+    __shared__ __align__(16) unsigned slots[4 * 128];
+    unsigned t = threadIdx.x, d = (unsigned)__cvta_generic_to_shared(&slots[4 * t]), src = (t % 5) * 4;
+    slots[4 * t] = slots[4 * t + 1] = slots[4 * t + 2] = slots[4 * t + 3] = 0xdeadbeefu;
+    __syncthreads();
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n\tcp.async.commit_group;\n\tcp.async.wait_group 0;"
+                 ::"r"(d), "l"(in + 4 * t), "r"(src) : "memory");
+    __syncthreads();
+    for (int k = 0; k < 4; k++) out[8 * t + k] = slots[4 * t + k];
+    for (int k = 0; k < 4; k++) out[8 * t + 4 + k] = slots[(4 * t + 4 + k) % (4 * 128)];
+}
+
+static void case_cp_async(void)
+{
+    const char *name = "cp_async(src-size=0..16)";
+    std::vector<unsigned> in(4 * 128);
+    uint64_t s = 17;
+    for (unsigned &v : in) v = rng_u32(&s);
+    unsigned *d_in = (unsigned *)dev_copy(in.data(), in.size() * 4), *d_out = (unsigned *)dev_poisoned(8 * 128 * 4);
+    k_cp_async<<<1, 128>>>(d_in, d_out);
+    CK_LAUNCH(name);
+    std::vector<unsigned> h(8 * 128);
+    cudaFree(d_in);
+    if (dev_take(h.data(), d_out, h.size() * 4)) record(name, "u32", 0, h.data(), h.size());
+}
+
 void run_coop_cases(void)
 {
+    case_cp_async();
     case_two_phase(8, 100003);
     case_two_phase(32, 1 << 20);
     case_rounds(4, 64, 5);
