@@ -430,7 +430,8 @@ __global__ void __launch_bounds__(128) warp_rows(const T *__restrict__ x, O *__r
                     f(v[i][j]);
     };
     typename Op::Acc mine = Op::local(each);
-    typename Op::Stats s = Op::finish(butterfly<Op>(mine, W), cols, prm);
+    typename Op::Acc all = butterfly<Op>(mine, W);   // the row's lanes only: width W
+    typename Op::Stats s = Op::finish(all, cols, prm);
     if constexpr (Op::kPerElement) {
 #pragma unroll
         for (int i = 0; i < PACKS; i++) {
@@ -655,17 +656,19 @@ static int launch_blocks(const T *x, O *y, long rows, int cols, typename Op::Par
     const RowsDevice &dev = rows_device();
     if (K > 1 && !dev.clusters)
         return 0;
-    static bool raised = false;
-    if (!raised) {   // shared memory above 48 KB, and clusters of 16, only on request
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dev.smem_optin - 1024);
+    static size_t smem_max = 0;
+    if (!smem_max) {   // shared memory above 48 KB, and clusters of 16, only on request
+        cudaFuncAttributes fa = {};
+        cudaFuncGetAttributes(&fa, kernel);
+        smem_max = dev.smem_optin - fa.sharedSizeBytes;   // the opt-in counts the static shared memory too
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max);
         if (dev.clusters)
             cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        raised = true;
     }
     long per = ((cols + K - 1) / K + P - 1) / P * P;
     int stage_elems = (int)(per + P);
     size_t smem = Op::kPerElement ? 2 * stage_elems * sizeof(T) : 0;   // two stages of the slice
-    if (smem > (size_t)dev.smem_optin - 1024)
+    if (smem > smem_max)
         return 0;
     int threads = row_threads((cols + P - 1) / P, K);
     cudaLaunchConfig_t cfg = {};
@@ -725,18 +728,22 @@ template <typename T, typename O, typename Op>
 static int rows_run(const T *x, O *y, long rows, int cols, typename Op::Params prm, int path)
 {
     constexpr int P = pack_of<T>();
-    bool packed = cols % P == 0 && (uintptr_t)x % 16 == 0 && (!Op::kPerElement || (uintptr_t)y % 16 == 0);
     if (rows < 1 || cols < 1)
         return 0;
-    if (path == ROWS_WARP_ || (path == ROWS_AUTO_ && cols <= 1024 && packed))
-        return cols <= 1024 && packed ? warp_path<T, O, Op>(x, y, rows, cols, prm) : 0;
-    if (path == ROWS_REREAD_ || (path == ROWS_AUTO_ && !Op::kPerElement))
-        return launch_reread<T, O, Op>(x, y, rows, cols, prm);
+    bool packed = cols % P == 0 && (uintptr_t)x % 16 == 0 && (!Op::kPerElement || (uintptr_t)y % 16 == 0);
+    bool warp_fits = cols <= 1024 && packed;   // a warp's lanes hold the row, 16-byte packs of it
     int K = cluster_for((long)cols * sizeof(T));
-    if (path == ROWS_BLOCK_)
-        return launch_blocks<T, O, Op>(x, y, rows, cols, prm, 1);
-    if (path == ROWS_CLUSTER_)
-        return launch_blocks<T, O, Op>(x, y, rows, cols, prm, K > 1 ? K : 2);
+    switch (path) {
+    case ROWS_WARP_: return warp_fits ? warp_path<T, O, Op>(x, y, rows, cols, prm) : 0;
+    case ROWS_BLOCK_: return launch_blocks<T, O, Op>(x, y, rows, cols, prm, 1);
+    case ROWS_CLUSTER_: return launch_blocks<T, O, Op>(x, y, rows, cols, prm, K > 1 ? K : 2);
+    case ROWS_REREAD_: return launch_reread<T, O, Op>(x, y, rows, cols, prm);
+    }
+    // The dispatch's own choice (path 0).
+    if (warp_fits)
+        return warp_path<T, O, Op>(x, y, rows, cols, prm);
+    if (!Op::kPerElement)   // each value is needed once: one read, nothing kept
+        return launch_reread<T, O, Op>(x, y, rows, cols, prm);
     int got = launch_blocks<T, O, Op>(x, y, rows, cols, prm, K);
     return got ? got : launch_reread<T, O, Op>(x, y, rows, cols, prm);
 }

@@ -87,6 +87,7 @@ void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_by
 
 typedef struct emu_module emu_module;
 typedef struct emu_kernel emu_kernel;
+typedef struct { unsigned x, y, z; } emu_dim3;
 
 /* Parse and decode one PTX text. On failure returns NULL and writes a sentence into err. */
 emu_module *emu_module_load(const char *ptx, size_t len, char *err, size_t errlen);
@@ -98,13 +99,15 @@ const char *emu_kernel_name(const emu_kernel *k);       /* demangled where possi
 int emu_kernel_param_count(const emu_kernel *k);
 size_t emu_kernel_param_size(const emu_kernel *k, int i);
 size_t emu_kernel_static_shared(const emu_kernel *k);   /* bytes of .shared declared in the kernel */
+/* The cluster a kernel declares (__cluster_dims__: PTX .reqnctapercluster), 0 when it declares none; with
+ * explicit set when it must be launched in clusters (.explicitcluster), max_blocks its .maxclusterrank (0:
+ * none). */
+int emu_kernel_cluster(const emu_kernel *k, emu_dim3 *dims, int *explicit_cluster, unsigned *max_blocks);
 
 /* A module-scope .global variable's storage (already registered with emu_mem_register), or NULL. */
 void *emu_module_global(const emu_module *m, const char *name, size_t *size);
 
 /* ---- Launches ----------------------------------------------------------------------------------- */
-
-typedef struct { unsigned x, y, z; } emu_dim3;
 
 /* Counters per launch, defined as Nsight Compute defines the metric named beside each. */
 typedef struct emu_metrics {
@@ -116,6 +119,9 @@ typedef struct emu_metrics {
     uint64_t shared_store_bank_conflicts;  /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum */
     uint64_t global_load_requests, global_load_sectors;   /* l1tex__t_requests/sectors_pipe_lsu_mem_global_op_ld */
     uint64_t global_store_requests, global_store_sectors; /* ..._op_st */
+    uint64_t global_async_requests, global_async_sectors; /* cp.async: ..._op_ldgsts */
+    uint64_t global_read_bytes;      /* what the lanes of global loads and cp.async asked for (the sectors: what moved) */
+    uint64_t dsmem_load_requests, dsmem_store_requests;   /* warp accesses of other blocks' shared memory (a cluster's) */
     uint64_t global_atomics;         /* warp-level atomic/reduction instructions on global memory */
     uint64_t shared_atomics;
     uint64_t barriers;               /* bar.sync executed, counted once per warp */
@@ -131,9 +137,22 @@ typedef struct emu_launch_result {
 
 /* Run a kernel to completion on the calling thread. args[i] points to parameter i's bytes, as in
  * cudaLaunchKernel. Findings (races, uninitialised reads...) go to emu_finding(); a fatal one (an
- * out-of-bounds access, a deadlock, the instruction budget spent) also ends the launch with an error. */
+ * out-of-bounds access, a deadlock, the instruction budget spent) also ends the launch with an error.
+ * The blocks run one after another, or in the clusters the kernel declares (emu_kernel_cluster). */
 void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynamic_shared,
                 void **args, emu_launch_result *out);
+
+/* A launch with the extensible launch's attributes (cudaLaunchKernelEx) that change how blocks run:
+ * clusters (the blocks of one run together, with distributed shared memory and the cluster barrier) and
+ * a cooperative launch (every block runs together, so that grid.sync() can wait for all of them). The
+ * runtime has checked them against the device (emu_runtime.c). */
+typedef struct emu_launch_config {
+    emu_dim3 grid, block;
+    size_t dynamic_shared;
+    emu_dim3 cluster;          /* blocks per cluster; {0,0,0}: the kernel's own (__cluster_dims__) or none */
+    int cooperative;
+} emu_launch_config;
+void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out);
 
 /* ---- Findings (owned by the runtime, reported by the engine) ------------------------------------- */
 

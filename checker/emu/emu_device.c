@@ -97,6 +97,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
     p->sharedMemPerBlockOptin = EMU_SHARED_PER_BLOCK_OPTIN;
     p->maxBlocksPerMultiProcessor = EMU_BLOCKS_PER_SM;
     p->reservedSharedMemPerBlock = EMU_RESERVED_SHARED_PER_BLOCK;
+    p->persistingL2CacheMaxSize = (int)(EMU_L2_BYTES / 4 * 3);
+    p->accessPolicyMaxWindowSize = 134213632;
     return cudaSuccess;
 }
 
@@ -135,11 +137,11 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrComputeCapabilityMinor: v = EMU_CC_MINOR; break;
     case cudaDevAttrL2CacheSize: v = (int)EMU_L2_BYTES; break;
     case cudaDevAttrGlobalMemoryBusWidth: v = 5120; break;
-    case cudaDevAttrClockRate: v = 1000000; break;        /* kHz, as a GPU reports it */
-    case cudaDevAttrMemoryClockRate: v = 1000000; break;
+    case cudaDevAttrClockRate: v = 1980000; break;        /* kHz, as an H100 SXM reports it */
+    case cudaDevAttrMemoryClockRate: v = 2619000; break;
     case cudaDevAttrUnifiedAddressing: case cudaDevAttrManagedMemory: case cudaDevAttrCanMapHostMemory:
     case cudaDevAttrConcurrentKernels: case cudaDevAttrGlobalL1CacheSupported:
-    case cudaDevAttrLocalL1CacheSupported: case cudaDevAttrCooperativeLaunch:
+    case cudaDevAttrLocalL1CacheSupported: case cudaDevAttrCooperativeLaunch: case cudaDevAttrClusterLaunch:
         v = 1; break;
     default: v = 0; break;  /* features the emulator does not have */
     }
@@ -216,6 +218,17 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
         emu_rt_function_set_max_dynamic_shared(f, value);
     } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
         if (value < -1 || value > 100) return emu_rt_fail(cudaErrorInvalidValue);
+    } else if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) {
+        if (value != 0 && value != 1) return emu_rt_fail(cudaErrorInvalidValue);
+        emu_rt_function_cluster(f)->non_portable = value;
+    } else if (attr >= cudaFuncAttributeRequiredClusterWidth && attr <= cudaFuncAttributeRequiredClusterDepth) {
+        /* a cluster the kernel declares (__cluster_dims__) cannot be changed at run time */
+        if (emu_kernel_cluster(k, NULL, NULL, NULL)) return emu_rt_fail(cudaErrorNotPermitted);
+        if (value < 0) return emu_rt_fail(cudaErrorInvalidValue);
+        emu_rt_function_cluster(f)->required[attr - cudaFuncAttributeRequiredClusterWidth] = value;
+    } else if (attr == cudaFuncAttributeClusterSchedulingPolicyPreference) {
+        if (value < 0 || value > 2) return emu_rt_fail(cudaErrorInvalidValue);
+        emu_rt_function_cluster(f)->policy = value;
     }
     return cudaSuccess;
 }
@@ -245,6 +258,18 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func
     a->maxDynamicSharedSizeBytes = optin > 0 ? optin
                                  : stat < EMU_SHARED_PER_BLOCK ? (int)(EMU_SHARED_PER_BLOCK - stat) : 0;
     a->preferredShmemCarveout = -1;
+    dim3 cl;
+    emu_rt_cluster_attrs *c = emu_rt_function_cluster(f);
+    int explicit_cluster = 0;
+    emu_kernel_cluster(k, NULL, &explicit_cluster, NULL);
+    if (emu_rt_kernel_cluster(f, k, &cl)) {
+        a->requiredClusterWidth = (int)cl.x;
+        a->requiredClusterHeight = (int)cl.y;
+        a->requiredClusterDepth = (int)cl.z;
+    }
+    a->clusterDimMustBeSet = explicit_cluster;
+    a->nonPortableClusterSizeAllowed = c->non_portable;
+    a->clusterSchedulingPolicyPreference = c->policy;
     return cudaSuccess;
 }
 
@@ -275,6 +300,16 @@ static int emu_blocks_per_sm(int block_size, size_t shared_per_block)
     return n < EMU_BLOCKS_PER_SM ? n : EMU_BLOCKS_PER_SM;
 }
 
+int emu_rt_blocks_per_sm(emu_rt_function *f, const emu_kernel *k, int block_size, size_t dynamic_shared)
+{
+    size_t stat = emu_kernel_static_shared(k);
+    int optin = emu_rt_function_max_dynamic_shared(f);
+    /* what the kernel may ask for: 48 KB in all, or the dynamic size it opted in to */
+    size_t limit = optin > 0 ? (size_t)optin : stat < EMU_SHARED_PER_BLOCK ? EMU_SHARED_PER_BLOCK - stat : 0;
+    if (block_size <= 0 || block_size > EMU_MAX_THREADS_PER_BLOCK || dynamic_shared > limit) return 0;
+    return emu_blocks_per_sm(block_size, stat + dynamic_shared);
+}
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num_blocks, const void *func,
                                                                    int block_size, size_t dynamic_shared,
                                                                    unsigned flags)
@@ -282,10 +317,10 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num_bloc
     (void)flags;
     if (!num_blocks || block_size <= 0) return emu_rt_fail(cudaErrorInvalidValue);
     cudaError_t err = cudaSuccess;
-    const emu_kernel *k = emu_kernel_of(func, NULL, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", &err);
+    emu_rt_function *f = NULL;
+    const emu_kernel *k = emu_kernel_of(func, &f, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", &err);
     if (!k) return emu_rt_fail(err);
-    if (block_size > EMU_MAX_THREADS_PER_BLOCK) { *num_blocks = 0; return cudaSuccess; }
-    *num_blocks = emu_blocks_per_sm(block_size, emu_kernel_static_shared(k) + dynamic_shared);
+    *num_blocks = emu_rt_blocks_per_sm(f, k, block_size, dynamic_shared);
     return cudaSuccess;
 }
 
@@ -294,6 +329,65 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num_blocks, const
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(num_blocks, func, block_size,
                                                                   dynamic_shared, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamic_smem, const void *func, int num_blocks,
+                                                      int block_size)
+{
+    if (!dynamic_smem || num_blocks <= 0 || block_size <= 0) return emu_rt_fail(cudaErrorInvalidValue);
+    cudaError_t err = cudaSuccess;
+    emu_rt_function *f = NULL;
+    const emu_kernel *k = emu_kernel_of(func, &f, "cudaOccupancyAvailableDynamicSMemPerBlock", &err);
+    if (!k) return emu_rt_fail(err);
+    size_t stat = emu_kernel_static_shared(k), per = EMU_SHARED_PER_SM / (size_t)num_blocks;
+    size_t avail = per > stat + EMU_RESERVED_SHARED_PER_BLOCK ? per - stat - EMU_RESERVED_SHARED_PER_BLOCK : 0;
+    int optin = emu_rt_function_max_dynamic_shared(f);
+    size_t limit = optin > 0 ? (size_t)optin : stat < EMU_SHARED_PER_BLOCK ? EMU_SHARED_PER_BLOCK - stat : 0;
+    *dynamic_smem = emu_blocks_per_sm(block_size, 0) < num_blocks ? 0 : avail < limit ? avail : limit;
+    return cudaSuccess;
+}
+
+/* ---- Clusters ------------------------------------------------------------------------------------------ */
+
+/* Clusters of size blocks, each block with per_sm of them fitting on an SM, that the device holds at once:
+ * a cluster's blocks share one GPC (EMU_SMS_PER_GPC SMs). */
+static int clusters_at_once(unsigned size, int per_sm)
+{
+    int blocks = per_sm * EMU_SMS_PER_GPC;
+    return size && (int)size <= blocks ? (EMU_SM_COUNT / EMU_SMS_PER_GPC) * (blocks / (int)size) : 0;
+}
+
+cudaError_t cudaOccupancyMaxActiveClusters(int *num_clusters, const void *func, const cudaLaunchConfig_t *config)
+{
+    if (!num_clusters || !config) return emu_rt_fail(cudaErrorInvalidValue);
+    cudaError_t err = cudaSuccess;
+    emu_rt_function *f = NULL;
+    const emu_kernel *k = emu_kernel_of(func, &f, "cudaOccupancyMaxActiveClusters", &err);
+    if (!k) return emu_rt_fail(err);
+    dim3 d;
+    if (!emu_rt_config_cluster(f, k, config, &d)) d = (dim3){ 1, 1, 1 };
+    unsigned size = d.x * d.y * d.z;
+    unsigned limit = emu_rt_function_cluster(f)->non_portable ? EMU_CLUSTER_MAX : EMU_CLUSTER_PORTABLE;
+    if (!size || size > limit) return emu_rt_fail(cudaErrorInvalidClusterSize);
+    dim3 b = config->blockDim;
+    int per_sm = emu_rt_blocks_per_sm(f, k, (int)(b.x * b.y * b.z), config->dynamicSmemBytes);
+    *num_clusters = clusters_at_once(size, per_sm);
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *cluster_size, const void *func, const cudaLaunchConfig_t *config)
+{
+    if (!cluster_size || !config) return emu_rt_fail(cudaErrorInvalidValue);
+    cudaError_t err = cudaSuccess;
+    emu_rt_function *f = NULL;
+    const emu_kernel *k = emu_kernel_of(func, &f, "cudaOccupancyMaxPotentialClusterSize", &err);
+    if (!k) return emu_rt_fail(err);
+    dim3 b = config->blockDim;
+    int per_sm = emu_rt_blocks_per_sm(f, k, (int)(b.x * b.y * b.z), config->dynamicSmemBytes);
+    int limit = emu_rt_function_cluster(f)->non_portable ? EMU_CLUSTER_MAX : EMU_CLUSTER_PORTABLE;
+    int fits = per_sm * EMU_SMS_PER_GPC;
+    *cluster_size = fits < limit ? fits : limit;
+    return cudaSuccess;
 }
 
 /* cuda_profiler_api.h: nothing to profile on a CPU, so both succeed. */

@@ -135,8 +135,25 @@ static uint64_t sreg_value(emu_ctx *x, emu_warp *w, int sr, int l)
     case EMU_SR_LANEMASK_GE: return ~((1u << l) - 1);
     case EMU_SR_DYN_SMEM: return x->dyn_size;
     case EMU_SR_TOTAL_SMEM: return x->shared_size;
+    case EMU_SR_CLUSTER_CTARANK: return emu_cluster_rank(x);
+    case EMU_SR_CLUSTER_NCTARANK: return x->cluster_size;
+    case EMU_SR_CLUSTERID_X: return x->ctaid.x / x->cluster.x;
+    case EMU_SR_CLUSTERID_Y: return x->ctaid.y / x->cluster.y;
+    case EMU_SR_CLUSTERID_Z: return x->ctaid.z / x->cluster.z;
+    case EMU_SR_NCLUSTERID_X: return x->grid.x / x->cluster.x;
+    case EMU_SR_NCLUSTERID_Y: return x->grid.y / x->cluster.y;
+    case EMU_SR_NCLUSTERID_Z: return x->grid.z / x->cluster.z;
+    case EMU_SR_CLUSTER_CTAID_X: return x->ctaid.x % x->cluster.x;
+    case EMU_SR_CLUSTER_CTAID_Y: return x->ctaid.y % x->cluster.y;
+    case EMU_SR_CLUSTER_CTAID_Z: return x->ctaid.z % x->cluster.z;
+    case EMU_SR_CLUSTER_NCTAID_X: return x->cluster.x;
+    case EMU_SR_CLUSTER_NCTAID_Y: return x->cluster.y;
+    case EMU_SR_CLUSTER_NCTAID_Z: return x->cluster.z;
+    case EMU_SR_IS_EXPLICIT_CLUSTER: return (uint64_t)x->explicit_cluster;
+    case EMU_SR_ENVREG0 + 1: return x->grid_ws >> 32;          /* the grid workspace's address, high half */
+    case EMU_SR_ENVREG0 + 2: return x->grid_ws & 0xffffffffu;  /* and low half */
     }
-    return 0;
+    return 0;   /* the other %envreg */
 }
 
 /* Make a register frame for f with its constants in place; may move the arenas. */
@@ -349,7 +366,7 @@ static int leads_to_exit(const emu_func *f, int pc)
  * on their way out of the kernel (an early return: they wait at its exit), they exit now, as they would
  * on a GPU, where exited threads no longer count at a barrier. Returns 1 then, 0 when some other lane
  * will go on running: the barrier is in divergent code. */
-static int retire_exiting(emu_warp *w, uint32_t m)
+int emu_retire_exiting(emu_warp *w, uint32_t m)
 {
     uint32_t others = w->live & ~m, exiting = 0;
     if (w->nframes != 1) return 0;
@@ -365,6 +382,22 @@ static int retire_exiting(emu_warp *w, uint32_t m)
     w->live &= ~exiting;
     remove_lanes(w, exiting, 0);
     return 1;
+}
+
+uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes)
+{
+    const emu_func *f = emu_top_frame(w)->f;
+    const uint8_t *out = emu_ptx_leaving(f);
+    uint32_t seen = 0, leaving = 0;
+    /* Each lane resumes at the pc of the topmost entry below the running one that holds it. */
+    for (int i = w->sp - 2; i >= 0 && (lanes & ~seen); i--) {
+        const emu_simt *e = &w->stack[i];
+        if (e->kind != EMU_S_NORMAL) break;   /* lanes below wait in the caller */
+        uint32_t mine = e->mask & lanes & ~seen;
+        seen |= mine;
+        if (mine && e->pc >= 0 && e->pc < f->ncode && out[e->pc]) leaving |= mine;
+    }
+    return leaving;
 }
 
 static void budget_spent(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
@@ -610,6 +643,29 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LANES(m, { uint64_t v = ra[l]; for (int k = 0; k < in->nvec; k++) { R[in->v[k] + l] = v & pm; v = bits >= 64 ? 0 : v >> bits; } });
             break;
         }
+        case EMU_OP_MAPA:
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                rd[l] = emu_dsmem_mapa(x, w, in, l, ra[l], U32(rb[l]));
+            }
+            if (x->stop) LEAVE(EMU_W_DONE);
+            break;
+        case EMU_OP_GETCTARANK:
+            LANES(m, rd[l] = emu_dsmem_rank(x, in->mod ? U32(ra[l]) : ra[l] - EMU_SHARED_WINDOW));
+            break;
+        case EMU_OP_ISSPACEP: {
+            uint32_t bits = 0;
+            LANES(m, {
+                uint64_t a = ra[l];
+                int shared = a - EMU_SHARED_WINDOW < EMU_WINDOW_SIZE, local = a - EMU_LOCAL_WINDOW < EMU_WINDOW_SIZE;
+                int own = shared && !emu_dsmem_tag(x, (uint32_t)(a - EMU_SHARED_WINDOW) >> EMU_SHARED_TAG_SHIFT);
+                int in_space = in->mod == EMU_SP_SHARED_CLUSTER ? shared : in->mod == EMU_SP_SHARED ? own
+                             : in->mod == EMU_SP_LOCAL ? local : in->mod == EMU_SP_GLOBAL ? !shared && !local : 0;
+                bits |= (uint32_t)in_space << l;
+            });
+            P[in->pd] = (P[in->pd] & ~m) | bits;
+            break;
+        }
         case EMU_OP_CVTA: {
             uint64_t win = in->space == EMU_SP_SHARED ? EMU_SHARED_WINDOW : EMU_LOCAL_WINDOW;
             if (in->flags & EMU_F_TO) LANES(m, rd[l] = ra[l] - win);
@@ -632,8 +688,26 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             break;
         }
         case EMU_OP_LD: if (!emu_ld(x, w, in, R, m)) LEAVE(EMU_W_DONE); break;
+        case EMU_OP_LD_STRONG:
+            if (!emu_ld(x, w, in, R, m)) LEAVE(EMU_W_DONE);
+            if (x->blocks) {   /* in a group of blocks it may wait for another block: let the others run */
+                emu_group_spin(x, w, in, R, m, pc);
+                top->pc = pc + 1;
+                LEAVE(EMU_W_RUN);
+            }
+            break;
         case EMU_OP_ST: if (!emu_st(x, w, in, R, m)) LEAVE(EMU_W_DONE); break;
-        case EMU_OP_ATOM: case EMU_OP_RED: if (!emu_atom(x, w, in, R, m)) LEAVE(EMU_W_DONE); break;
+        case EMU_OP_CP_ASYNC: if (!emu_cp_async(x, w, in, R, P, m)) LEAVE(EMU_W_DONE); break;
+        case EMU_OP_CP_COMMIT: emu_cp_commit(w, m); break;
+        case EMU_OP_CP_WAIT: emu_cp_wait(x, w, in, m); break;
+        case EMU_OP_ATOM: case EMU_OP_RED:
+            if (!emu_atom(x, w, in, R, m)) LEAVE(EMU_W_DONE);
+            if (in->op == EMU_OP_ATOM && x->blocks && in->space != EMU_SP_SHARED) {   /* an atomic spin, as above */
+                emu_group_spin(x, w, in, R, m, pc);
+                top->pc = pc + 1;
+                LEAVE(EMU_W_RUN);
+            }
+            break;
         case EMU_OP_SHFL: emu_shfl(x, w, in, R, P, m, mask); break;
         case EMU_OP_VOTE: emu_vote(x, w, in, R, P, m); break;
         case EMU_OP_REDUX: emu_redux(x, w, in, R, m); break;
@@ -729,6 +803,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LEAVE(EMU_W_DONE);
         }
         case EMU_OP_TRAP:
+            if (emu_group_trap(x, w, in, m)) LEAVE(EMU_W_DONE);   /* grid.sync() in a launch that is not cooperative */
             if (emu_diag_first(EMU_FD_TRAP)) {
                 emu_record r;
                 emu_where(x, w, __builtin_ctz(m), in->loc, EMU_FD_TRAP, &r);
@@ -738,7 +813,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LEAVE(EMU_W_DONE);
         case EMU_OP_BAR:
         case EMU_OP_BAR_RED:
-            if (m != w->live && !retire_exiting(w, m)) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
+            if (m != w->live && !emu_retire_exiting(w, m)) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
             met->barriers++;
             if (in->op == EMU_OP_BAR_RED) {
                 uint32_t c = P[in->pc];
@@ -756,11 +831,21 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
             LEAVE(EMU_W_BAR);
         case EMU_OP_BAR_ARRIVE: {
             /* The warp counts as arrived (all 32 of its threads, as the hardware counts) and goes on. */
-            if (m != w->live && !retire_exiting(w, m)) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
+            if (m != w->live && !emu_retire_exiting(w, m)) { divergent_barrier(x, w, in, m); LEAVE(EMU_W_DONE); }
             uint32_t id = U32(R[in->a + __builtin_ctz(m)]) & 15;
             x->bar_arrived[id] += 32;
             x->bar_expected[id] = U32(R[in->b + __builtin_ctz(m)]);
             break;
+        }
+        case EMU_OP_CBAR_ARRIVE:
+            if (!emu_cluster_arrive(x, w, in, m)) LEAVE(EMU_W_DONE);
+            break;
+        case EMU_OP_CBAR_WAIT: {
+            int waits = emu_cluster_wait(x, w, in, m, pc);
+            if (!waits) LEAVE(EMU_W_DONE);
+            if (waits == 2) break;   /* the phase it arrived for is over */
+            top->pc = pc + 1;
+            LEAVE(EMU_W_CBAR);
         }
         case EMU_OP_UNSUPPORTED:
             unsupported(x, w, in, fr->f, m);

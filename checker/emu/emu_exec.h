@@ -17,7 +17,9 @@
 #define EMU_IVDEP   /* clang checks the overlap at run time instead (and warns where a hint cannot apply) */
 #endif
 
-enum { EMU_W_RUN, EMU_W_BAR, EMU_W_DONE };
+/* A warp runs, waits at a barrier of its block, has finished, or waits at its cluster's barrier
+ * (barrier.cluster.wait: cluster.sync(), emu_exec_group.c). */
+enum { EMU_W_RUN, EMU_W_BAR, EMU_W_DONE, EMU_W_CBAR };
 enum { EMU_S_NORMAL, EMU_S_CALL };
 
 /* One SIMT stack entry: lanes in mask run from pc until pc == rpc, then rejoin the entry below.
@@ -46,6 +48,14 @@ typedef struct emu_warp {
     const emu_insn *bar_red;    /* a bar.red waiting for its result */
     int bar_pc;                 /* where the warp waits at a barrier (for messages) */
     uint32_t bar_id;            /* which of the block's 16 barriers it waits at */
+    uint32_t cbar_arrived;      /* lanes that arrived at the cluster barrier's phase cbar_for */
+    uint32_t cbar_for;          /* the phase they arrived for: once it completed, their wait does not block */
+    uint32_t spin_pc;           /* where it last stopped at a strong load so that other blocks run (+ 1) */
+    uint64_t spin_hash, spin_addr;   /* what that load read there, and the first lane's address */
+    /* Per lane, its cp.async groups (emu_exec_async.c): committed so far, complete (those below), complete
+     * before its last wait, and the barrier interval of that wait. Counted modulo 2^16. */
+    uint16_t cp_committed[32], cp_done[32], cp_done_before[32];
+    uint32_t cp_wait_interval[32];
 } emu_warp;
 
 /* Shadow of one 4-byte word of shared memory, for races and never-written reads. Intervals number the
@@ -67,9 +77,12 @@ typedef struct emu_sword {
     /* The lines of the last write, of r_warp's last read, and of the last read of another warp (r_multi): a
      * race names both sides. */
     uint32_t w_loc, r_loc, m_loc;
+    uint16_t cp_thread;         /* the last write was a cp.async of this thread (linear, + 1; 0: a plain write) */
+    uint16_t cp_group;          /* ... in that thread's group of this number */
 } emu_sword;
 #define EMU_SWORD_LANES 0xff    /* several lanes */
 #define EMU_SWORD_NONE  0xfe    /* no lane */
+#define EMU_SWORD_REMOTE 0xffff /* w_warp of bytes another block of the cluster wrote (emu_exec_dsmem.c) */
 
 /* What a shared tag stands for in this launch (see emu_svar): where its bytes start in the block's
  * shared memory and how many there are (0: not this kernel's), and its name as declared. */
@@ -83,6 +96,51 @@ typedef struct emu_pending {
     uint16_t warp; uint8_t lane, size;   /* the first reader */
     uint32_t loc, reads;        /* its line; how many reads of the word there were */
 } emu_pending;
+
+/* What one word of a block's shared memory saw from the other blocks of its cluster in the cluster
+ * barrier's current phase (distributed shared memory, emu_exec_dsmem.c): the last write and the last read
+ * through a shared::cluster address, each with the phase it happened in (emu_ctx.cbar_phase; 0: none). */
+typedef struct emu_daccess {
+    uint32_t phase, loc;
+    uint16_t thread;
+    uint8_t rank, bytes;
+    uint8_t atomic;             /* w: an atomic */
+    uint8_t strong;             /* an atomic, volatile, or .acquire/.release/.relaxed access at cluster scope or
+                                 * wider: two strong accesses do not race (a flag, atomics of several blocks) */
+    uint8_t early;              /* r: it read bytes nobody had written yet: kept in emu_ctx.dearly */
+} emu_daccess;
+typedef struct emu_dword {
+    emu_daccess w, r;           /* the other blocks' last write and read */
+    uint32_t own_w, own_r;      /* the phases of the owner's own last strong write and read */
+} emu_dword;
+
+/* A read of another block's shared memory that nobody had written yet, while its owner still ran: if the
+ * owner (or another block) writes it later in the phase, the read came too early (a race across a missing
+ * cluster barrier); if nobody does, it read garbage. Said at the first write or at the phase's end. */
+#define EMU_DSMEM_EARLY 16
+typedef struct emu_dearly {
+    uint32_t block, word, off, loc;   /* the owner (index in emu_ctx.blocks), the word, the byte read */
+    uint32_t reader, thread, size;    /* the reading block (index) and thread, the access's size */
+} emu_dearly;
+
+/* One block of a launch whose blocks run together (a cluster, or every block of a cooperative launch,
+ * emu_exec_group.c): while another block runs, the fields emu_ctx holds for the running block wait here. */
+typedef struct emu_block {
+    emu_dim3 ctaid;
+    uint32_t rank;              /* its place in its cluster (%cluster_ctarank) */
+    uint32_t cluster;           /* which cluster of the group it belongs to */
+    int done;                   /* every warp has finished */
+    emu_warp *warps;
+    uint8_t *shared; emu_sword *shadow;
+    emu_dword *dshadow;         /* what the other blocks of the cluster did to its shared memory */
+    uint32_t interval, block_interval, phase_interval;
+    uint32_t dsmem_phase;       /* the phase in which another block last touched its shared memory */
+    uint32_t synced, synced_phase;   /* ranks whose strong write a strong read of this block saw in that phase:
+                                      * what they did before it is ordered before what this block does after */
+    uint32_t bar_popc, bar_and, bar_or, bar_arrived[16], bar_expected[16];
+    emu_pending pend[EMU_PENDING_READS]; int npend; unsigned long pend_more;
+    uint32_t race_block, race_acquired, race_fence_seq;
+} emu_block;
 
 /* Races on global memory (emu_exec_race.c): what a launch knows about its blocks' orderings. */
 #define EMU_RACE_SHADOWS 64     /* allocations written in one launch that get a record (more go unchecked) */
@@ -107,7 +165,8 @@ typedef struct emu_ctx {
     uint8_t *shared; uint32_t shared_size, mod_base, dyn_base, dyn_size;
     emu_stag *stags; uint32_t nstags;   /* indexed by tag, 1..nstags */
     emu_sword *shadow;
-    uint32_t interval, block_interval;  /* the current barrier interval, and the block's first */
+    uint32_t interval, block_interval;  /* the running block's barrier interval, and its first */
+    uint32_t interval_top;              /* the last interval handed out: each block's are its own */
     emu_warp *warps; int nwarps;
     int *order;
     uint64_t budget, executed;
@@ -123,12 +182,78 @@ typedef struct emu_ctx {
     /* Per barrier (0..15): threads that arrived without waiting (bar.arrive) and the thread count the
      * barrier completes at (0: every thread of the block), from the instructions that arrived so far. */
     uint32_t bar_arrived[16], bar_expected[16];
-    emu_pending pend[EMU_PENDING_READS]; int npend;
+    emu_pending *pend; int npend;       /* EMU_PENDING_READS of them: the running block's */
     unsigned long pend_more;    /* reads of never-written words beyond those kept in pend */
+    emu_pending pend_own[EMU_PENDING_READS];   /* pend of a launch whose blocks run one after another */
+    /* Blocks that run together (emu_exec_group.c): a cluster's, or a cooperative launch's; NULL when the
+     * blocks run one after another. cur is the running one; its fields above are its own. */
+    emu_block *blocks; int nblocks; emu_block *cur;
+    emu_dim3 cluster;           /* blocks per cluster in each dimension ({1,1,1}: none) */
+    uint32_t cluster_size;      /* their product: %cluster_nctarank */
+    int explicit_cluster;       /* launched with cluster dimensions (%is_explicit_cluster) */
+    int cooperative;            /* cudaLaunchCooperativeKernel: every block runs together, grid.sync() works */
+    uint64_t grid_ws;           /* the grid workspace cooperative groups find in %envreg1/2 (0: none) */
+    uint32_t *cbar_phase;       /* per cluster of the group: the cluster barrier's current phase, a number of
+                                 * the launch's (phase_top counts them), so that records of an earlier
+                                 * phase or cluster never match one of this phase */
+    uint32_t phase_top;
+    uint32_t dsmem_hot;         /* the running block's shared memory was touched by another in this phase */
+    uint32_t bad_rank;          /* the last rank mapa was given outside the cluster (for the finding) */
+    int spin_progress;          /* a warp that stopped at a strong load read something new (emu_group_spin) */
+    emu_dearly dearly[EMU_DSMEM_EARLY]; int ndearly;   /* early reads of distributed shared memory */
     uint64_t clock0;
     unsigned seed;
     struct emu_trace *trace;    /* `make show`'s record of this launch (emu_trace.c), NULL unless asked */
 } emu_ctx;
+
+/* emu_exec_launch.c: a block's life. emu_block_start puts the block x->ctaid in place (shared memory
+ * poisoned, every warp at the first instruction); emu_block_run runs its warps until none can move and says
+ * why: every warp finished (or the launch stops), a warp stopped at a strong load so that the other blocks
+ * of its group run (EMU_BLOCK_YIELD), or the warps that have not finished wait at the cluster barrier. */
+enum { EMU_BLOCK_DONE, EMU_BLOCK_YIELD, EMU_BLOCK_WAIT };
+void emu_block_start(emu_ctx *x);
+int emu_block_run(emu_ctx *x, int shuffle);
+void emu_warps_free(emu_warp *warps, int n);
+
+/* emu_exec_group.c: blocks that run together. emu_group_launch runs the launch's clusters one after
+ * another (or every block at once for a cooperative launch), switching blocks at the cluster barrier and
+ * where a warp waits for another block (a strong load: grid.sync() spins on one). emu_cluster_of_one
+ * completes the cluster barrier of a block that is its own cluster (0 after a finding: it cannot). */
+void emu_group_launch(emu_ctx *x, int shuffle);
+int emu_cluster_of_one(emu_ctx *x);
+/* The executor's part: lanes m arrive at the cluster barrier (0 after a fatal finding), or wait at it (0
+ * after a fatal finding, 1 when the warp waits, 2 when the phase they arrived for has completed already);
+ * a warp that stops at a strong load (or an atomic) at pc, in a group, after reading R's slots. */
+int emu_cluster_arrive(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
+int emu_cluster_wait(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m, int pc);
+void emu_group_spin(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, int pc);
+/* The finding for a trap in a kernel that uses grid.sync() and was not launched cooperatively (1 when it
+ * is that case). */
+int emu_group_trap(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
+
+/* emu_exec_dsmem.c: distributed shared memory. A shared::cluster address of block r's variable t is a
+ * shared address with a tag of its own (emu_dsmem_tag); emu_dsmem_resolve finds the bytes an access of
+ * another block's shared memory lands on, checks it (bounds, the block alive, races across a missing
+ * cluster barrier, never-written bytes) and records it: NULL after a fatal finding, else the bytes, with
+ * *own set when the address is in the running block's own shared memory (then *off is its offset there). */
+uint64_t emu_dsmem_mapa(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, uint32_t rank);
+uint32_t emu_dsmem_rank(emu_ctx *x, uint64_t shared_addr);
+uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
+                           int *own, uint32_t *off);
+/* A block's own access of its shared memory at off while another block touched it in this phase, or a strong
+ * one (store: 0 a read, 1 a write, 2 an atomic). */
+void emu_dsmem_local(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int store);
+/* The end of a phase of cluster c's barrier (of every cluster of the group when c is UINT32_MAX): early
+ * reads that nobody's write followed read garbage. */
+void emu_dsmem_phase_end(emu_ctx *x, uint32_t c);
+/* The running block's rank in its cluster (%cluster_ctarank): x first. */
+static inline uint32_t emu_cluster_rank(const emu_ctx *x)
+{
+    return x->ctaid.x % x->cluster.x +
+           x->cluster.x * (x->ctaid.y % x->cluster.y + x->cluster.y * (x->ctaid.z % x->cluster.z));
+}
+/* Whether the tag of a shared address is another block's (a shared::cluster address from mapa). */
+static inline int emu_dsmem_tag(const emu_ctx *x, uint32_t tag) { return tag > x->nstags && x->cluster_size; }
 
 /* emu_exec.c */
 int emu_exec_warp(emu_ctx *x, emu_warp *w);
@@ -147,6 +272,14 @@ void emu_fatal(emu_ctx *x, int error);
 /* How a learner wrote a barrier instruction: "__syncthreads() (bar.sync)", "__syncthreads_count() ...". */
 const char *emu_barrier_name(const emu_insn *in);
 static inline const emu_frame *emu_top_frame(const emu_warp *w) { return &w->frames[w->nframes - 1]; }
+/* The lanes m reach a barrier while the warp's other live lanes wait elsewhere: when all of those are on
+ * their way out of the kernel (they only wait at its exit), they exit now and this returns 1. */
+int emu_retire_exiting(emu_warp *w, uint32_t m);
+/* Those of lanes (not running now) that are on their way out of the kernel: where they wait to resume,
+ * every path leads to the exit and does nothing that other threads could wait for or see
+ * (emu_func.leaving). A warp-synchronous instruction does not wait for them, as it does not for exited
+ * threads. */
+uint32_t emu_lanes_leaving(const emu_warp *w, uint32_t lanes);
 
 /* The space an address of an instruction of space `space` lies in; a generic address is moved into its
  * window (shared and local addresses start at 0 there), a global one stays as it is. */
@@ -192,10 +325,38 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
 /* ld.param [%rd+off] in a kernel: each lane reads the argument bytes at the offset its register holds. */
 int emu_ld_param_at(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, uint32_t param_bytes);
 void emu_flush_pending(emu_ctx *x);   /* at each barrier and block end */
+/* Names the shared access at byte off of a block's shared memory for a message: "sdata[5]" (the index in
+ * elements of n bytes), "total" for a variable of one element. */
+void emu_shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len);
+/* The bytes of shadow word k that an access of n bytes at byte off touches, one bit per byte. */
+static inline unsigned emu_word_bytes(uint32_t k, uint32_t off, unsigned n)
+{
+    uint32_t first = off > k * 4 ? off - k * 4 : 0, end = off + n < k * 4 + 4 ? off + n - k * 4 : 4;
+    return (0xfu >> (4 - (end - first))) << first;
+}
 /* The metrics' counts of one warp access of n bytes per lane: the bank conflicts of the shared accesses at
  * byte offsets off[] by lanes lane[] (cnt of them), and the 32-byte sectors of the global ones at addr[]. */
 uint64_t emu_bank_conflicts(const uint32_t *off, const int *lane, int cnt, unsigned n);
 uint64_t emu_sectors(const uint64_t *addr, int cnt, unsigned n);
+/* cp.async's two halves for lane l (emu_exec_async.c): where n bytes at addr land, checked as a load
+ * (store 0) or a store (store 1) of instruction in's space, NULL after a fatal finding; *space is the space
+ * they are in, *soff their shared offset. A shared store is then checked against the shadow (and recorded)
+ * by emu_shared_store. */
+uint8_t *emu_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int store,
+                     int *space, uint32_t *soff);
+void emu_shared_store(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int same);
+/* Starts the record of a finding about two accesses of shared memory at byte off: this one of lane l
+ * (at_label) and the other one, made at loc by lane of warp (other_label; EMU_SWORD_LANES: several
+ * threads); what receives "sdata[5]", who "thread (3,0,0)" for the other one (NULL: not wanted). */
+void emu_shared_race(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, int kind, int at_label,
+                     int other_label, uint32_t loc, unsigned warp, int lane, emu_record *r, char *what, size_t whatlen,
+                     char *who, size_t wholen);
+/* emu_exec_async.c: cp.async, its groups and their waits (0 when the launch must stop); the check of a
+ * shared read of a word whose last write was a cp.async that has not landed for this reader. */
+int emu_cp_async(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, const uint32_t *P, uint32_t m);
+void emu_cp_commit(emu_warp *w, uint32_t m);
+void emu_cp_wait(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
+void emu_cp_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_sword *s, uint32_t off);
 void *emu_local_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
 /* Read size bytes at a generic address for printf (NULL if not readable). */
 const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, size_t size);
@@ -204,6 +365,10 @@ const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, si
 void emu_race_block(emu_ctx *x, uint32_t block_lin);   /* at each block's start */
 void emu_race_end(emu_ctx *x);                         /* at the launch's end */
 void emu_race_fence(emu_ctx *x);                       /* __threadfence() and stronger */
+/* The cluster barrier orders the accesses of a cluster's blocks: an arrive releases what the block did
+ * before it, the end of the wait acquires what the others did (through one sync word of its own). */
+void emu_race_cluster_arrive(emu_ctx *x);
+void emu_race_cluster_wait(emu_ctx *x);
 /* a's record for this launch; with create, made when there is none (NULL when no more can be made) */
 emu_race_shadow *emu_race_shadow_of(emu_ctx *x, const emu_alloc *a, int create);
 /* Lane l's access of n bytes at addr (kind EMU_RACE_*) against the record sh (NULL: none, only the

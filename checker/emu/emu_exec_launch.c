@@ -1,4 +1,5 @@
-/* emu_exec_launch.c - emu_launch: arguments, shared memory, blocks one after another, warps until barriers. */
+/* emu_exec_launch.c - emu_launch: arguments, shared memory, blocks one after another (or in groups that run
+ * together, emu_exec_group.c), each block's warps until barriers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "emu_exec.h"
 
 #define MAX_SHARED (227u * 1024u)
+#define EMU_MAX_CLUSTER 16u   /* blocks per cluster with cudaFuncAttributeNonPortableClusterSizeAllowed */
 
 static uint64_t env_budget(void)
 {
@@ -77,7 +79,7 @@ static void release_barrier(emu_ctx *x, int id)
                         emu_barrier_name(bar), threads - exited_threads, threads, exited_threads, who);
     }
     emu_flush_pending(x);
-    x->interval++;
+    x->interval = ++x->interval_top;
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
         if (w->state != EMU_W_BAR || (id >= 0 && w->bar_id != (uint32_t)id)) continue;
@@ -105,20 +107,23 @@ static void release_barrier(emu_ctx *x, int id)
 
 /* After every warp ran as far as it can: release each barrier that the threads which reached it, waiting
  * or not (bar.arrive), make complete: its thread count, or every thread of the block when it has none.
- * When none is complete, no warp can move: the waiting ones are let go all at once, as the hardware does
- * when the other threads exited (reported) or, for named barriers that never fill, instead of hanging. */
-static void release_barriers(emu_ctx *x)
+ * When none is complete and force is set, no warp can move: the waiting ones are let go all at once, as
+ * the hardware does when the other threads exited (reported) or, for named barriers that never fill,
+ * instead of hanging. Returns whether any warp was let go. */
+static int release_barriers(emu_ctx *x, int force)
 {
-    int released = 0;
+    int released = 0, any = 0;
     for (int id = 0; id < 16; id++) {
         uint32_t waiting = 0;
         for (int i = 0; i < x->nwarps; i++)
             if (x->warps[i].state == EMU_W_BAR && x->warps[i].bar_id == (uint32_t)id) waiting += 32;
         if (!waiting) continue;
+        any = 1;
         uint32_t need = x->bar_expected[id] ? x->bar_expected[id] : (uint32_t)x->nwarps * 32;
         if (waiting + x->bar_arrived[id] >= need) { release_barrier(x, id); released = 1; }
     }
-    if (!released) release_barrier(x, -1);
+    if (!released && any && force) { release_barrier(x, -1); released = 1; }
+    return released;
 }
 
 /* Where each shared variable of kernel f's module lies in a block's shared memory (see emu_svar): the
@@ -136,14 +141,17 @@ static emu_stag *shared_tags(const emu_func *f, const emu_ctx *x)
     return t;
 }
 
-static void run_block(emu_ctx *x, int shuffle)
+void emu_block_start(emu_ctx *x)
 {
     /* Poisoned, so that a read of a slot nobody stored gives a visibly wrong result, not a lucky 0. */
     memset(x->shared, EMU_SHARED_POISON, x->shared_size);
-    x->block_interval = ++x->interval;   /* the shadow's older records belong to earlier blocks */
+    /* the shadow's older records belong to earlier blocks */
+    x->interval = x->block_interval = ++x->interval_top;
     x->bar_popc = 0; x->bar_and = 1; x->bar_or = 0;
     memset(x->bar_arrived, 0, sizeof x->bar_arrived);
     memset(x->bar_expected, 0, sizeof x->bar_expected);
+    x->npend = 0;
+    x->pend_more = 0;
     for (int i = 0; i < x->nwarps; i++) {
         emu_warp *w = &x->warps[i];
         w->id = i;
@@ -154,33 +162,67 @@ static void run_block(emu_ctx *x, int shuffle)
         w->wsync = 1;
         w->sp = 0; w->nframes = 0; w->regtop = 0; w->predtop = 0;
         w->bar_red = NULL;
+        w->cbar_arrived = 0;
+        w->cbar_for = 0;
+        w->spin_pc = 0;
+        memset(w->cp_committed, 0, sizeof w->cp_committed);
+        memset(w->cp_done, 0, sizeof w->cp_done);
+        memset(w->cp_done_before, 0, sizeof w->cp_done_before);
+        memset(w->cp_wait_interval, 0, sizeof w->cp_wait_interval);
         /* the entry frame; its constants include this block's special registers */
         emu_exec_enter(x, w);
     }
+}
+
+int emu_block_run(emu_ctx *x, int shuffle)
+{
     for (;;) {
         if (shuffle)
             for (int i = x->nwarps - 1; i > 0; i--) {
                 int j = (int)(next_rand(&x->seed) % (unsigned)(i + 1)), t = x->order[i];
                 x->order[i] = x->order[j]; x->order[j] = t;
             }
+        int running = 0;
         for (int i = 0; i < x->nwarps; i++) {
             emu_warp *w = &x->warps[x->order[i]];
-            if (w->state == EMU_W_RUN) emu_exec_warp(x, w);
-            if (x->stop) return;
+            if (w->state == EMU_W_RUN) running |= emu_exec_warp(x, w) == EMU_W_RUN;
+            if (x->stop) return EMU_BLOCK_DONE;
         }
-        int done = 0;
-        for (int i = 0; i < x->nwarps; i++) done += x->warps[i].state == EMU_W_DONE;
-        if (done == x->nwarps) { emu_flush_pending(x); return; }
-        release_barriers(x);
+        int done = 0, cluster_wait = 0;
+        for (int i = 0; i < x->nwarps; i++) {
+            done += x->warps[i].state == EMU_W_DONE;
+            cluster_wait += x->warps[i].state == EMU_W_CBAR;
+        }
+        if (done == x->nwarps) { emu_flush_pending(x); return EMU_BLOCK_DONE; }
+        /* a warp that stopped at a strong load runs again after the other blocks of its group */
+        if (running) { release_barriers(x, 0); return EMU_BLOCK_YIELD; }
+        if (!release_barriers(x, !cluster_wait)) return EMU_BLOCK_WAIT;
     }
+}
+
+void emu_warps_free(emu_warp *warps, int n)
+{
+    for (int i = 0; i < n && warps; i++) {
+        emu_warp *w = &warps[i];
+        free(w->stack); free(w->frames); free(w->regs); free(w->preds); free(w->local);
+    }
+    free(warps);
 }
 
 void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynamic_shared, void **args,
                 emu_launch_result *out)
 {
+    emu_launch_config c = { grid, block, dynamic_shared, { 0, 0, 0 }, 0 };
+    emu_launch_ex(k, &c, args, out);
+}
+
+void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out)
+{
     memset(out, 0, sizeof *out);
     if (!k) { out->error = 98; return; }   /* cudaErrorInvalidDeviceFunction */
     const emu_func *f = &k->f;
+    emu_dim3 grid = c->grid, block = c->block;
+    size_t dynamic_shared = c->dynamic_shared;
     uint64_t nthreads = (uint64_t)block.x * block.y * block.z;
     if (!grid.x || !grid.y || !grid.z || !nthreads) { bad_launch(out, k, 9, N_("a grid or block dimension is 0")); return; }
     if (nthreads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64) {
@@ -200,6 +242,20 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         bad_launch(out, k, 9, why);
         return;
     }
+    /* Clusters: the launch's, else the kernel's own (__cluster_dims__), else one block each. */
+    emu_dim3 cluster = c->cluster;
+    int explicit_cluster = cluster.x != 0;
+    if (!explicit_cluster) explicit_cluster = emu_kernel_cluster(k, &cluster, NULL, NULL);
+    if (!explicit_cluster) cluster = (emu_dim3){ 1, 1, 1 };
+    uint64_t cluster_size = (uint64_t)cluster.x * cluster.y * cluster.z;
+    if (!cluster_size || cluster_size > EMU_MAX_CLUSTER || grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z) {
+        char why[600];
+        snprintf(why, sizeof why, emu_text("clusters of %u x %u x %u blocks do not tile the grid of %u x %u x %u blocks, "
+                                           "or hold more than %u blocks"),
+                 cluster.x, cluster.y, cluster.z, grid.x, grid.y, grid.z, EMU_MAX_CLUSTER);
+        bad_launch(out, k, 912, why);   /* cudaErrorInvalidClusterSize */
+        return;
+    }
     if (f->nparams && !args) { bad_launch(out, k, 1, N_("the kernel takes arguments but none were given")); return; }
     /* A kernel that never finished in an earlier test of this run costs nothing the second time. */
     if (emu_diag_endless_known(f->name, f->pretty)) { out->error = 702; return; }   /* cudaErrorLaunchTimeout */
@@ -211,22 +267,25 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
     x->m = f->mod;
     x->grid = grid;
     x->block = block;
+    x->cluster = cluster;
+    x->cluster_size = (uint32_t)cluster_size;
+    x->explicit_cluster = explicit_cluster;
+    x->cooperative = c->cooperative;
     x->nthreads = (uint32_t)nthreads;
     x->params = calloc(1, f->param_bytes + 16);
     for (int i = 0; i < f->nparams; i++)
         if (args[i]) memcpy(x->params + f->param_off[i], args[i], f->param_size[i]);
     x->mod_base = (f->own_shared + 15) & ~15u;
-    x->dyn_base = (uint32_t)((stat + 15) & ~(size_t)15);
+    /* every .shared variable of the module has its place in the block (a kernel reports only those it uses) */
+    x->dyn_base = (x->mod_base + f->mod->mod_shared + 15) & ~15u;
     x->dyn_size = (uint32_t)dynamic_shared;
     x->shared_size = x->dyn_base + x->dyn_size;
-    x->shared = calloc(1, x->shared_size + 16);
-    x->shadow = calloc((size_t)x->shared_size / 4 + 2, sizeof *x->shadow);
     x->stags = shared_tags(f, x);
     x->nstags = f->mod->shared_tags;
     x->nwarps = (int)((nthreads + 31) / 32);
-    x->warps = calloc((size_t)x->nwarps, sizeof *x->warps);
     x->order = malloc((size_t)x->nwarps * sizeof *x->order);
-    if (!x->params || !x->shared || !x->shadow || !x->stags || !x->warps || !x->order) abort();
+    x->pend = x->pend_own;
+    if (!x->params || !x->stags || !x->order) abort();
     for (int i = 0; i < x->nwarps; i++) x->order[i] = i;
     x->budget = env_budget();
     x->met = &out->metrics;
@@ -237,14 +296,27 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
 
     x->trace = emu_trace_launch(x);
     emu_diag_begin();
-    for (unsigned bz = 0; bz < grid.z && !x->stop; bz++)
-        for (unsigned by = 0; by < grid.y && !x->stop; by++)
-            for (unsigned bx = 0; bx < grid.x && !x->stop; bx++) {
-                x->ctaid = (emu_dim3){ bx, by, bz };
-                emu_race_block(x, (bz * grid.y + by) * grid.x + bx);
-                run_block(x, shuffle);
-                out->metrics.blocks++;
-            }
+    if (cluster_size > 1 || c->cooperative) {
+        emu_group_launch(x, shuffle);   /* blocks that run together */
+    } else {
+        x->shared = calloc(1, x->shared_size + 16);
+        x->shadow = calloc((size_t)x->shared_size / 4 + 2, sizeof *x->shadow);
+        x->warps = calloc((size_t)x->nwarps, sizeof *x->warps);
+        if (!x->shared || !x->shadow || !x->warps) abort();
+        for (unsigned bz = 0; bz < grid.z && !x->stop; bz++)
+            for (unsigned by = 0; by < grid.y && !x->stop; by++)
+                for (unsigned bx = 0; bx < grid.x && !x->stop; bx++) {
+                    x->ctaid = (emu_dim3){ bx, by, bz };
+                    emu_race_block(x, (bz * grid.y + by) * grid.x + bx);
+                    emu_block_start(x);
+                    /* a block waits only at its own cluster barrier: a cluster of one */
+                    while (emu_block_run(x, shuffle) == EMU_BLOCK_WAIT && emu_cluster_of_one(x)) {}
+                    out->metrics.blocks++;
+                }
+        emu_warps_free(x->warps, x->nwarps);
+        free(x->shadow);
+        free(x->shared);
+    }
     emu_race_end(x);
     if (x->trace) emu_trace_end(x);
     emu_diag_end(f->pretty);
@@ -252,9 +324,5 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
     fflush(stdout);
     out->metrics.threads_per_block = nthreads;
     out->error = x->error;
-    for (int i = 0; i < x->nwarps; i++) {
-        emu_warp *w = &x->warps[i];
-        free(w->stack); free(w->frames); free(w->regs); free(w->preds); free(w->local);
-    }
-    free(x->warps); free(x->order); free(x->shadow); free(x->stags); free(x->shared); free(x->params);
+    free(x->order); free(x->stags); free(x->params);
 }

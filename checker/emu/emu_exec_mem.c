@@ -189,7 +189,7 @@ static void thread_of(emu_ctx *x, unsigned warp, unsigned lane, unsigned t[3])
 
 /* Names the shared access at byte off of the block's shared memory for a message: "sdata[5]" (the index
  * counted in elements of n bytes, the accessed type's size), "total" for a variable of one element. */
-static void shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len)
+void emu_shared_what(emu_ctx *x, uint32_t off, unsigned n, char *buf, size_t len)
 {
     for (uint32_t tag = 1; tag <= x->nstags; tag++) {
         const emu_stag *st = &x->stags[tag];
@@ -230,12 +230,6 @@ static void array_of(const char *what, emu_record *r)
     if (n && n < sizeof r->array && what[n] != ' ') snprintf(r->array, sizeof r->array, "%.*s", (int)n, what);
 }
 
-/* The bytes of shadow word k that an access of n bytes at byte off touches, one bit per byte. */
-static inline unsigned word_bytes(uint32_t k, uint32_t off, unsigned n)
-{
-    uint32_t first = off > k * 4 ? off - k * 4 : 0, end = off + n < k * 4 + 4 ? off + n - k * 4 : 4;
-    return (0xfu >> (4 - (end - first))) << first;
-}
 
 /* A lane other than l recorded for one of the bytes in bytes (lanes[b] for byte b), or -1. */
 static int other_lane(const uint8_t lanes[4], unsigned bytes, int l)
@@ -262,7 +256,7 @@ static void shared_race(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
                         size_t whatlen, char *who, size_t wholen)
 {
     emu_where(x, w, l, in->loc, kind, r);
-    shared_what(x, off, EMU_TSIZE(in->t), what, whatlen);
+    emu_shared_what(x, off, EMU_TSIZE(in->t), what, whatlen);
     array_of(what, r);
     if (who) thread_text(x, warp, lane, who, wholen);
     emu_where_other(x, loc, at_label, other_label, -1, warp, lane == EMU_SWORD_LANES ? -1 : lane, r);
@@ -312,18 +306,21 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
     char what[600], who[200];
     const uint32_t now = x->interval, fresh = x->block_interval;
     emu_record r;
+    /* other blocks touched it, or a strong access that may synchronise with them */
+    if (x->dsmem_hot || (x->blocks && (in->flags & EMU_F_VOLATILE))) emu_dsmem_local(x, w, in, l, off, n, acc != ACC_LOAD);
 #define WARP_FIX emu_text(in->flags & EMU_F_VOLATILE ? emu_msg_warp_fix_volatile : emu_msg_warp_fix)
     for (uint32_t k = w0; k <= w1; k++) {
         emu_sword *s = &x->shadow[k];
-        unsigned bytes = word_bytes(k, off, n);
+        unsigned bytes = emu_word_bytes(k, off, n);
         uint32_t at = k * 4 > off ? k * 4 : off;   /* the first byte of this word the access touches */
-        if (s->w_interval < fresh) { s->written = 0; s->w_bytes = 0; s->w_interval = 0; }   /* an earlier block's */
+        if (s->w_interval < fresh) { s->written = 0; s->w_bytes = 0; s->w_interval = 0; s->cp_thread = 0; }   /* an earlier block's */
         if (s->r_interval < fresh) { s->r_bytes = 0; s->r_interval = 0; }
         int w_now = s->w_interval == now, r_now = s->r_interval == now;
         int w_step = w_now && s->w_warp == w->id && s->w_wsync == w->wsync;   /* this warp, since its last barrier */
         if (acc == ACC_LOAD) {
             int wl;
             if (bytes & ~s->written) pending_read(x, w, in, l, k, at, EMU_TSIZE(in->t));
+            if (s->cp_thread) emu_cp_read(x, w, in, l, s, at);   /* a cp.async wrote it */
             if (w_now && s->w_warp != w->id && (bytes & s->w_bytes)) {
                 if (emu_diag_first(EMU_FD_RACE)) {
                     shared_race(x, w, in, l, at, EMU_FD_RACE, EMU_LABEL_READ, EMU_LABEL_WRITE, s->w_loc, s->w_warp,
@@ -403,6 +400,7 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
             }
             if (race) pending_race(x, k);
             record_write(x, w, s, bytes, l, in->loc);
+            s->cp_thread = 0;
         }
     }
 #undef WARP_FIX
@@ -412,12 +410,14 @@ static void shared_check(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uin
  * threads on one word are no race, so only the write is recorded for the plain accesses that follow. */
 static void shared_atomic(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n)
 {
+    if (x->blocks) emu_dsmem_local(x, w, in, l, off, n, 2);   /* recorded: other blocks' atomics do not race */
     for (uint32_t k = off / 4; k <= (off + n - 1) / 4; k++) {
         emu_sword *s = &x->shadow[k];
-        unsigned bytes = word_bytes(k, off, n);
+        unsigned bytes = emu_word_bytes(k, off, n);
         if (s->w_interval < x->block_interval) { s->written = 0; s->w_bytes = 0; }
         if (bytes & ~s->written) pending_read(x, w, in, l, k, off, n);
         record_write(x, w, s, bytes, l, in->loc);
+        s->cp_thread = 0;
     }
 }
 
@@ -431,7 +431,7 @@ void emu_flush_pending(emu_ctx *x)
         char what[600];
         emu_record r;
         emu_where(x, &x->warps[p->warp], p->lane, p->loc, EMU_FD_UNINIT_SHARED, &r);
-        shared_what(x, p->off, p->size, what, sizeof what);
+        emu_shared_what(x, p->off, p->size, what, sizeof what);
         array_of(what, &r);
         emu_diag_report(&r, "reads shared memory %s that no thread of this block has written: "
                         "the value is garbage (a missing load into shared memory, or an index past the part that "
@@ -519,6 +519,12 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         uint32_t off;
         if (!emu_shared_offset(x, addr, n, &off)) {
             uint32_t tag = (uint32_t)(addr >> EMU_SHARED_TAG_SHIFT);
+            if (emu_dsmem_tag(x, tag)) {   /* a shared::cluster address: a block of the cluster */
+                int own;
+                uint8_t *p = emu_dsmem_resolve(x, w, in, l, addr, n, acc, &own, soff);
+                if (own == 0) *space_out = EMU_SP_SHARED_CLUSTER;   /* another block's: checked there */
+                if (own >= 0) return p;
+            }
             shared_oob(x, w, in, l, tag, (int64_t)addr - EMU_SHARED_TAG_ADDR(tag), n, acc);
             return NULL;
         }
@@ -546,11 +552,33 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     return emu_alloc_view(a, addr);
 }
 
+uint8_t *emu_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int store,
+                     int *space, uint32_t *soff)
+{
+    return resolve(x, w, in, l, addr, n, store ? ACC_STORE : ACC_LOAD, space, soff);
+}
+
+void emu_shared_store(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, unsigned n, int same)
+{
+    shared_check(x, w, in, l, off, n, ACC_STORE, same);
+}
+
+void emu_shared_race(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint32_t off, int kind, int at_label,
+                     int other_label, uint32_t loc, unsigned warp, int lane, emu_record *r, char *what, size_t whatlen,
+                     char *who, size_t wholen)
+{
+    shared_race(x, w, in, l, off, kind, at_label, other_label, loc, warp, lane, r, what, whatlen, who, wholen);
+}
+
 static void count_access(emu_ctx *x, int acc, const uint64_t *gaddr, int ng, const uint32_t *soff, const int *slane, int ns, unsigned n)
 {
     emu_metrics *met = x->met;
     if (ng) {
-        if (acc == ACC_LOAD) { met->global_load_requests++; met->global_load_sectors += emu_sectors(gaddr, ng, n); }
+        if (acc == ACC_LOAD) {
+            met->global_load_requests++;
+            met->global_load_sectors += emu_sectors(gaddr, ng, n);
+            met->global_read_bytes += (uint64_t)ng * n;
+        }
         else { met->global_store_requests++; met->global_store_sectors += emu_sectors(gaddr, ng, n); }
     }
     if (ns) {
@@ -692,6 +720,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             EMU_IVDEP for (int l = 0; l < 32; l++) { int32_t v; memcpy(&v, p + 4 * l, 4); rd[l] = (uint64_t)(int64_t)v; }
         else EMU_IVDEP for (int l = 0; l < 32; l++) { uint32_t v; memcpy(&v, p + 4 * l, 4); rd[l] = v; }
         x->met->global_load_requests++;
+        x->met->global_read_bytes += (uint64_t)cnt * n;
         x->met->global_load_sectors += ((hi + n - 1) >> 5) - (lo >> 5) + 1;
         return 1;
     }
@@ -725,6 +754,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             }
         }
         x->met->global_load_requests++;
+        x->met->global_read_bytes += (uint64_t)cnt * n;
         x->met->global_load_sectors += contiguous ? ((hi + n - 1) >> 5) - (lo >> 5) + 1 : emu_sectors(addr, cnt, n);
         return 1;
     }
@@ -751,6 +781,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
             }
         }
         x->met->global_load_requests++;
+        x->met->global_read_bytes += (uint64_t)cnt * n;
         x->met->global_load_sectors += sectors_fast(addr, cnt, n);
         return 1;
     }
@@ -784,6 +815,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         }
     }
     x->met->global_load_requests++;
+    x->met->global_read_bytes += (uint64_t)cnt * n;
     x->met->global_load_sectors += sectors_fast(addr, cnt, n);
     return 1;
 }
@@ -794,7 +826,7 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
     unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
     int sgn = EMU_TKIND(in->t) == EMU_K_S && sz < 8;
     uint64_t gaddr[32]; uint32_t soff[32]; int slane[32];
-    int ng = 0, ns = 0;
+    int ng = 0, ns = 0, nd = 0;   /* nd: another block's shared memory (distributed shared memory) */
     uint8_t *ptr[32];
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
@@ -807,6 +839,7 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
             gaddr[ng++] = addr;
             if (x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) race_lane(x, w, in, R, l, addr, n, EMU_RACE_READ);
         } else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
+        else if (space == EMU_SP_SHARED_CLUSTER) nd = 1;
         ptr[l] = p;
     }
     /* Values go to registers after every lane's address was read: a register may be both. */
@@ -820,6 +853,7 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         }
     }
     count_access(x, ACC_LOAD, gaddr, ng, soff, slane, ns, n);
+    x->met->dsmem_load_requests += (uint64_t)nd;
     return 1;
 }
 
@@ -828,7 +862,7 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
     if (in->space == EMU_SP_GLOBAL && global_fast(x, w, in, R, m, 1)) return 1;
     unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
     uint64_t gaddr[32]; uint32_t soff[32]; int slane[32];
-    int ng = 0, ns = 0;
+    int ng = 0, ns = 0, nd = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint64_t addr = R[in->a + l] + (uint64_t)in->imm;
@@ -844,10 +878,11 @@ int emu_st(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
             for (int k = 0; k < in->nvec; k++) store_n(bytes + k * sz, R[in->v[k] + l], sz);
             soff[ns] = so; slane[ns++] = l;
             shared_check(x, w, in, l, so, n, ACC_STORE, !memcmp(bytes, p, n));
-        }
+        } else if (space == EMU_SP_SHARED_CLUSTER) nd = 1;
         for (int k = 0; k < in->nvec; k++) store_n(p + k * sz, R[in->v[k] + l], sz);
     }
     count_access(x, ACC_STORE, gaddr, ng, soff, slane, ns, n);
+    x->met->dsmem_store_requests += (uint64_t)nd;
     return 1;
 }
 
@@ -933,6 +968,8 @@ int emu_atom(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t 
         if (space == EMU_SP_SHARED) {
             any_shared = 1;
             shared_atomic(x, w, in, l, so, n);
+        } else if (space == EMU_SP_SHARED_CLUSTER) {
+            any_shared = 1;
         } else {
             any_global = 1;
             race_lane(x, w, in, R, l, addr, n, EMU_RACE_ATOMIC);

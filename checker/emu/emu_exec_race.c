@@ -109,6 +109,20 @@ static void release(emu_ctx *x, int id, uint32_t seq)
     r->word = (uint8_t)id;
 }
 
+/* The cluster barrier's sync word: an address no allocation has (the last page of the address space). */
+#define RACE_CLUSTER_WORD 0xfffffffffffff000ull
+
+void emu_race_cluster_arrive(emu_ctx *x)
+{
+    release(x, sync_word(x, RACE_CLUSTER_WORD, 1), ++x->race.seq);
+}
+
+void emu_race_cluster_wait(emu_ctx *x)
+{
+    int id = sync_word(x, RACE_CLUSTER_WORD, 1);
+    x->race.acquired |= 1u << id;
+}
+
 /* Whether the recorded access r comes before the current access of lane l of w in the memory model.
  * strong_here: r is an atomic or strong write of this very word (at addr), which the current block
  * acquired if it updated the word atomically itself. */

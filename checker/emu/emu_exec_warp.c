@@ -42,7 +42,8 @@ static int missing_before_call(const emu_ctx *x, const emu_warp *w, uint32_t mis
 
 /* A warp-synchronous instruction names its member lanes in each lane's slot e: each executing lane must be
  * a member, every live member must execute it too, with the same mask (PTX: the instruction waits for
- * the non-exited threads of the mask). Returns 1 when that holds; else reports the first violation. */
+ * the non-exited threads of the mask; lanes on their way out, emu_lanes_leaving, count as exited).
+ * Returns 1 when that holds; else reports the first violation. */
 int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t *R, uint32_t m, const char *what)
 {
     int uniform = one_mask(R, in->e, m);
@@ -50,6 +51,7 @@ int emu_check_members(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_
         int l = __builtin_ctz(mm);
         uint32_t members = lane_mask(R, in->e, l);
         uint32_t missing = members & ~m & w->live, outside = (uniform ? m : 1u << l) & ~members, other = 0;
+        if (missing) missing &= ~emu_lanes_leaving(w, missing);
         for (uint32_t k = uniform ? 0 : members & m; k; k &= k - 1)
             if (lane_mask(R, in->e, __builtin_ctz(k)) != members) { other = 1u << __builtin_ctz(k); break; }
         if (!missing && !outside && !other) {
@@ -101,6 +103,9 @@ static void shfl_absent(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, int 
         snprintf(why, sizeof why, emu_text("there is no thread in lane %d: the block has %u threads"), j, x->nthreads);
     else if (!(w->live >> j & 1))
         snprintf(why, sizeof why, emu_text("the thread in lane %d has already returned"), j);
+    else if (emu_lanes_leaving(w, 1u << j))
+        snprintf(why, sizeof why, emu_text("the thread in lane %d has nothing left to run but its exit (it returned "
+                                           "early, or left a loop that this lane still runs)"), j);
     else
         snprintf(why, sizeof why, emu_text("the thread in lane %d is not running this line (it took another branch)"), j);
     emu_diag_report(&r, "%s (shfl.sync) in lane %d reads the value of lane %d, but %s: the value "

@@ -179,6 +179,11 @@ void emu_rt_metrics_add(const emu_metrics *m)
     s->global_load_sectors += m->global_load_sectors;
     s->global_store_requests += m->global_store_requests;
     s->global_store_sectors += m->global_store_sectors;
+    s->global_async_requests += m->global_async_requests;
+    s->global_async_sectors += m->global_async_sectors;
+    s->global_read_bytes += m->global_read_bytes;
+    s->dsmem_load_requests += m->dsmem_load_requests;
+    s->dsmem_store_requests += m->dsmem_store_requests;
     s->global_atomics += m->global_atomics;
     s->shared_atomics += m->shared_atomics;
     s->barriers += m->barriers;

@@ -34,6 +34,8 @@
     X(BAR_ARRIVE,   "bar.arrive/barrier.arrive a, b",  "counts the warp's arrival at barrier a without waiting") \
     X(BAR_RED,      "bar.red.popc/and/or",             "barrier that also reduces a predicate over the block") \
     X(WARPSYNC,     "bar.warp.sync m",                 "warp barrier: orders shared accesses between lanes") \
+    X(CBAR_ARRIVE,  "barrier.cluster.arrive[.release/.relaxed][.aligned]", "the lanes arrive at their cluster's barrier") \
+    X(CBAR_WAIT,    "barrier.cluster.wait[.acquire][.aligned]", "the warp waits until every thread of the cluster arrived") \
     /* moves and addresses */ \
     X(MOV,          "mov d, a",                        "copy a slot (registers, immediates, specials are all slots)") \
     X(MOV_PRED,     "mov.pred",                        "copy a predicate") \
@@ -42,6 +44,9 @@
     X(PACK,         "mov.b64 d, {a,b}",                "pack 2 or 4 parts into one register") \
     X(UNPACK,       "mov.b64 {a,b}, d",                "split a register into 2 or 4 parts") \
     X(CVTA,         "cvta[.to].space",                 "between a window's address and a generic address") \
+    X(MAPA,         "mapa[.shared::cluster].T d, a, r", "the same shared variable in block r of the cluster (mod 1: shared::cluster)") \
+    X(GETCTARANK,   "getctarank[.shared::cluster].T d, a", "the cluster rank of the block whose shared memory a is in") \
+    X(ISSPACEP,     "isspacep.space p, a",             "whether generic address a is in the space (mod: EMU_SP_*; 6 shared::cluster)") \
     /* integer fast paths */ \
     X(ADD_I32,      "add.{s,u}32",                     "") X(ADD_I64, "add.{s,u}64", "") \
     X(SUB_I32,      "sub.{s,u}32",                     "") X(SUB_I64, "sub.{s,u}64", "") \
@@ -96,10 +101,16 @@
     X(BMSK, "bmsk.{clamp,wrap}.b32 d, a, b", "a mask of b bits from bit a (mod 1: .clamp; radix sort's digits)") \
     /* memory */ \
     X(LD,       "ld[.space][.volatile][.vN].T",  "load, with bounds and initialisation checks") \
+    X(LD_STRONG, "ld.volatile, ld.acquire/.relaxed.{cluster,gpu,sys}", "a load that may wait for another block: in a group of blocks, they run next") \
     X(LD_PARAM, "ld.param (kernel)",             "read the launch's argument bytes (mod 1: at a register's offset)") \
     X(ST,       "st[.space][.volatile][.vN].T",  "store, with bounds and race checks") \
     X(ATOM,     "atom[.space].op.T",             "add inc dec min max and or xor exch cas, lanes in order") \
     X(RED,      "red[.space].op.T",              "atom without a result") \
+    /* asynchronous copies into shared memory (emu_exec_async.c): done at issue, waited for by groups */ \
+    X(CP_ASYNC, "cp.async.{ca,cg}.shared.global [d], [s], n[, src-size][, ignore-src]", \
+                "n bytes (mod) into the thread's open group; bytes past src-size (c) are zeros; ignore-src (pc) reads none") \
+    X(CP_COMMIT, "cp.async.commit_group",        "closes the thread's open group") \
+    X(CP_WAIT,  "cp.async.wait_group N, cp.async.wait_all", "every group of the thread but the newest N (imm) has landed (mod 1: wait_all)") \
     /* warp-wide */ \
     X(SHFL,     "shfl.sync.mode.b32 d[|p], a, b, c, m", "up/down/bfly/idx with the clamp and segment operand") \
     X(VOTE,     "vote.sync.{all,any,uni,ballot}", "") \
@@ -196,7 +207,15 @@ enum { EMU_SR_TID_X, EMU_SR_TID_Y, EMU_SR_TID_Z, EMU_SR_NTID_X, EMU_SR_NTID_Y, E
        EMU_SR_CTAID_X, EMU_SR_CTAID_Y, EMU_SR_CTAID_Z, EMU_SR_NCTAID_X, EMU_SR_NCTAID_Y, EMU_SR_NCTAID_Z,
        EMU_SR_LANEID, EMU_SR_WARPID, EMU_SR_NWARPID, EMU_SR_SMID, EMU_SR_NSMID, EMU_SR_GRIDID,
        EMU_SR_LANEMASK_EQ, EMU_SR_LANEMASK_LT, EMU_SR_LANEMASK_LE, EMU_SR_LANEMASK_GT, EMU_SR_LANEMASK_GE,
-       EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM };
+       EMU_SR_DYN_SMEM, EMU_SR_TOTAL_SMEM,
+       /* clusters (emu_exec_group.c) */
+       EMU_SR_CLUSTER_CTARANK, EMU_SR_CLUSTER_NCTARANK, EMU_SR_CLUSTERID_X, EMU_SR_CLUSTERID_Y, EMU_SR_CLUSTERID_Z,
+       EMU_SR_NCLUSTERID_X, EMU_SR_NCLUSTERID_Y, EMU_SR_NCLUSTERID_Z, EMU_SR_CLUSTER_CTAID_X, EMU_SR_CLUSTER_CTAID_Y,
+       EMU_SR_CLUSTER_CTAID_Z, EMU_SR_CLUSTER_NCTAID_X, EMU_SR_CLUSTER_NCTAID_Y, EMU_SR_CLUSTER_NCTAID_Z,
+       EMU_SR_IS_EXPLICIT_CLUSTER,
+       /* %envreg0..31: what the driver passes a kernel; cooperative groups' grid workspace in 1 and 2 */
+       EMU_SR_ENVREG0 };
+#define EMU_SP_SHARED_CLUSTER 6   /* isspacep's mod for .shared::cluster */
 typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_cinit;
 
 /* A .shared variable: its name as declared in the PTX, where it lies in its area (the kernel's own
@@ -207,7 +226,7 @@ typedef struct emu_cinit { uint32_t slot; uint32_t kind; uint64_t value; } emu_c
  * end (or before the start, a negative one) stays inside the variable's own window of 2 MiB and is seen.
  * Tag 1 is the dynamic shared memory (extern __shared__ arrays); the others number the module's .shared
  * variables. The launch maps each tag to the bytes of the block's shared memory that hold it. */
-typedef struct emu_svar { char *name; uint32_t off, size, tag; } emu_svar;
+typedef struct emu_svar { char *name; uint32_t off, size, tag, align; } emu_svar;
 #define EMU_SHARED_TAG_SHIFT 21
 #define EMU_SHARED_TAG_MAX   2047u   /* tags fit in the 32 bits of a shared address */
 #define EMU_SHARED_DYN_TAG   1u
@@ -227,6 +246,8 @@ typedef struct emu_func {
     emu_insn *code; int ncode, capcode;
     char **texts; int ntexts;   /* source text of unsupported instructions */
     int32_t *ipdom;         /* per instruction: where lanes that diverge at a branch here meet again (-1 none) */
+    uint8_t *leaving;       /* per instruction: 1 when every path from it reaches the kernel's exit doing nothing
+                             * others could wait for or see; NULL until emu_ptx_leaving is first asked */
     uint32_t nslots;        /* registers + constants */
     uint32_t npreds;
     emu_cinit *cinit; int ncinit, capcinit;
@@ -238,6 +259,11 @@ typedef struct emu_func {
     uint32_t own_shared;                /* entry: bytes of .shared declared inside it */
     uint32_t own_shared_align;
     emu_svar *svars; int nsvars, capsvars;   /* entry: its own .shared variables */
+    uint32_t reqnctapercluster[3];      /* entry: the cluster it declares (__cluster_dims__), 0s when none */
+    int explicitcluster;                /* entry: .explicitcluster (it must be launched in clusters) */
+    uint32_t maxclusterrank;            /* entry: .maxclusterrank, 0 when none */
+    uint32_t *shared_used; int nshared_used, capshared_used;   /* the tags of the .shared variables it names */
+    int64_t static_shared;              /* entry: emu_kernel_static_shared's answer, -1 until asked */
     char *callee_name_tmp;
 } emu_func;
 
@@ -255,12 +281,15 @@ struct emu_module {
     emu_svar *svars; int nsvars, capsvars;   /* the variables in those bytes */
     char *dyn_name;                     /* the extern unsized .shared array (dynamic shared memory), if any */
     uint32_t shared_tags;               /* the highest tag given to a .shared variable (see emu_svar) */
+    int reads_envreg;                   /* reads %envreg: cooperative groups' grid workspace (grid.sync()) */
 };
 
 /* Parser and decoder (emu_ptx_parse.c, emu_ptx_decode.c, emu_ptx_cfg.c). */
 typedef struct emu_parser emu_parser;
 int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *toklen, int ntok, uint32_t loc);
 void emu_ptx_cfg(emu_func *f);
+/* f->leaving, made at the first call (emu_ptx_cfg.c). */
+const uint8_t *emu_ptx_leaving(const emu_func *f);
 
 /* Diagnostics (emu_diag.c). */
 /* "file:line" of location loc in the learner's code, "(in header:line)" after it inside a toolkit header. */

@@ -37,6 +37,68 @@ static int is_back_edge_target(const emu_func *f, const int *start, const int *l
     return 0;
 }
 
+/* Whether in does something that other threads could wait for or see: a barrier, a warp-synchronous
+ * instruction, a store or an atomic, a call (or the return of a .func to its caller, whose code follows),
+ * an instruction not run here. Arithmetic, loads and branches do not. */
+static int acts_on_others(const emu_insn *in)
+{
+    switch (in->op) {
+    case EMU_OP_BAR: case EMU_OP_BAR_RED: case EMU_OP_BAR_ARRIVE: case EMU_OP_CBAR_ARRIVE: case EMU_OP_CBAR_WAIT:
+    case EMU_OP_WARPSYNC: case EMU_OP_SHFL:
+    case EMU_OP_VOTE: case EMU_OP_REDUX: case EMU_OP_MATCH: case EMU_OP_ST: case EMU_OP_ATOM: case EMU_OP_RED:
+    case EMU_OP_CP_ASYNC:
+    case EMU_OP_CALL: case EMU_OP_CALL_PRINTF: case EMU_OP_CALL_ASSERT: case EMU_OP_RET: case EMU_OP_UNSUPPORTED:
+        return 1;
+    }
+    return 0;
+}
+
+/* The instructions that may run after instruction i (at most two); 0 after an exit. */
+static int successors(const emu_func *f, int i, int s[2])
+{
+    const emu_insn *in = &f->code[i];
+    int k = 0, n = f->ncode;
+    if (in->op == EMU_OP_BRA && in->target >= 0 && in->target < n) s[k++] = in->target;
+    int ends = in->op == EMU_OP_BRA || in->op == EMU_OP_EXIT || in->op == EMU_OP_TRAP || in->op == EMU_OP_RET;
+    if ((!ends || in->guard >= 0) && i + 1 < n) s[k++] = i + 1;
+    return k;
+}
+
+/* f->leaving (made when first asked: most kernels never need it): the instructions from which every path reaches the kernel's exit doing nothing on the way
+ * that other threads could wait for or see (acts_on_others). A lane that waits there for the others of its
+ * warp to reconverge (it returned early, or left a loop that the others still run) only has to exit: a
+ * warp-synchronous instruction of the others need not wait for it, as the PTX ISA says of exited threads
+ * (and ptxas makes such lanes exit where they leave). Computed as the largest set closed under "nothing
+ * acts on others on any path", cut to the instructions that can reach an exit (a loop with no way out
+ * never exits). */
+const uint8_t *emu_ptx_leaving(const emu_func *cf)
+{
+    emu_func *f = (emu_func *)cf;   /* a cache: made at the first question */
+    if (f->leaving) return f->leaving;
+    int n = f->ncode, s[2];
+    uint8_t *quiet = malloc((size_t)(n > 0 ? n : 1)), *exits = calloc((size_t)(n > 0 ? n : 1), 1);
+    f->leaving = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (!quiet || !exits || !f->leaving) abort();
+    for (int i = 0; i < n; i++) {
+        quiet[i] = !acts_on_others(&f->code[i]);
+        exits[i] = f->code[i].op == EMU_OP_EXIT || f->code[i].op == EMU_OP_TRAP;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = n - 1; i >= 0; i--) {
+            int k = successors(f, i, s);
+            for (int j = 0; j < k; j++) {
+                if (quiet[i] && !quiet[s[j]]) { quiet[i] = 0; changed = 1; }
+                if (!exits[i] && exits[s[j]]) { exits[i] = 1; changed = 1; }
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) f->leaving[i] = quiet[i] && exits[i];
+    free(quiet);
+    free(exits);
+    return f->leaving;
+}
+
 /* Post-dominator sets by iteration over bit sets (functions here have at most a few hundred blocks);
  * the immediate post-dominator of a block is its strict post-dominator with the largest set. */
 void emu_ptx_cfg(emu_func *f)
@@ -46,6 +108,8 @@ void emu_ptx_cfg(emu_func *f)
     f->ipdom = malloc((size_t)(n > 0 ? n : 1) * sizeof *f->ipdom);
     if (!f->ipdom) abort();
     for (int i = 0; i < n; i++) f->ipdom[i] = -1;
+    free(f->leaving);
+    f->leaving = NULL;   /* emu_ptx_leaving makes it when first asked */
     if (n == 0) return;
 
     /* Leaders and blocks. */

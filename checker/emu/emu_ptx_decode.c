@@ -76,17 +76,41 @@ static int has_part(const char *const *parts, const int *plen, int np, const cha
 
 /* ---- Operands ------------------------------------------------------------------------------------------ */
 
-static const struct { const char *name; int sr; } sregs[] = {
-    {"%tid.x", EMU_SR_TID_X}, {"%tid.y", EMU_SR_TID_Y}, {"%tid.z", EMU_SR_TID_Z},
-    {"%ntid.x", EMU_SR_NTID_X}, {"%ntid.y", EMU_SR_NTID_Y}, {"%ntid.z", EMU_SR_NTID_Z},
-    {"%ctaid.x", EMU_SR_CTAID_X}, {"%ctaid.y", EMU_SR_CTAID_Y}, {"%ctaid.z", EMU_SR_CTAID_Z},
-    {"%nctaid.x", EMU_SR_NCTAID_X}, {"%nctaid.y", EMU_SR_NCTAID_Y}, {"%nctaid.z", EMU_SR_NCTAID_Z},
-    {"%laneid", EMU_SR_LANEID}, {"%warpid", EMU_SR_WARPID}, {"%nwarpid", EMU_SR_NWARPID},
-    {"%smid", EMU_SR_SMID}, {"%nsmid", EMU_SR_NSMID}, {"%gridid", EMU_SR_GRIDID},
-    {"%lanemask_eq", EMU_SR_LANEMASK_EQ}, {"%lanemask_lt", EMU_SR_LANEMASK_LT}, {"%lanemask_le", EMU_SR_LANEMASK_LE},
-    {"%lanemask_gt", EMU_SR_LANEMASK_GT}, {"%lanemask_ge", EMU_SR_LANEMASK_GE},
-    {"%dynamic_smem_size", EMU_SR_DYN_SMEM}, {"%total_smem_size", EMU_SR_TOTAL_SMEM},
+/* name, its length, the register: the length first, so that a register operand (%r1) costs one compare
+ * per entry. */
+#define SR(name, sr) { name, sizeof name - 1, sr }
+static const struct { const char *name; int len, sr; } sregs[] = {
+    SR("%tid.x", EMU_SR_TID_X), SR("%tid.y", EMU_SR_TID_Y), SR("%tid.z", EMU_SR_TID_Z),
+    SR("%ntid.x", EMU_SR_NTID_X), SR("%ntid.y", EMU_SR_NTID_Y), SR("%ntid.z", EMU_SR_NTID_Z),
+    SR("%ctaid.x", EMU_SR_CTAID_X), SR("%ctaid.y", EMU_SR_CTAID_Y), SR("%ctaid.z", EMU_SR_CTAID_Z),
+    SR("%nctaid.x", EMU_SR_NCTAID_X), SR("%nctaid.y", EMU_SR_NCTAID_Y), SR("%nctaid.z", EMU_SR_NCTAID_Z),
+    SR("%laneid", EMU_SR_LANEID), SR("%warpid", EMU_SR_WARPID), SR("%nwarpid", EMU_SR_NWARPID),
+    SR("%smid", EMU_SR_SMID), SR("%nsmid", EMU_SR_NSMID), SR("%gridid", EMU_SR_GRIDID),
+    SR("%lanemask_eq", EMU_SR_LANEMASK_EQ), SR("%lanemask_lt", EMU_SR_LANEMASK_LT), SR("%lanemask_le", EMU_SR_LANEMASK_LE),
+    SR("%lanemask_gt", EMU_SR_LANEMASK_GT), SR("%lanemask_ge", EMU_SR_LANEMASK_GE),
+    SR("%dynamic_smem_size", EMU_SR_DYN_SMEM), SR("%total_smem_size", EMU_SR_TOTAL_SMEM),
+    SR("%cluster_ctarank", EMU_SR_CLUSTER_CTARANK), SR("%cluster_nctarank", EMU_SR_CLUSTER_NCTARANK),
+    SR("%clusterid.x", EMU_SR_CLUSTERID_X), SR("%clusterid.y", EMU_SR_CLUSTERID_Y), SR("%clusterid.z", EMU_SR_CLUSTERID_Z),
+    SR("%nclusterid.x", EMU_SR_NCLUSTERID_X), SR("%nclusterid.y", EMU_SR_NCLUSTERID_Y),
+    SR("%nclusterid.z", EMU_SR_NCLUSTERID_Z), SR("%cluster_ctaid.x", EMU_SR_CLUSTER_CTAID_X),
+    SR("%cluster_ctaid.y", EMU_SR_CLUSTER_CTAID_Y), SR("%cluster_ctaid.z", EMU_SR_CLUSTER_CTAID_Z),
+    SR("%cluster_nctaid.x", EMU_SR_CLUSTER_NCTAID_X), SR("%cluster_nctaid.y", EMU_SR_CLUSTER_NCTAID_Y),
+    SR("%cluster_nctaid.z", EMU_SR_CLUSTER_NCTAID_Z), SR("%is_explicit_cluster", EMU_SR_IS_EXPLICIT_CLUSTER),
 };
+#undef SR
+
+/* %envreg0 to %envreg31 (what the driver passes a kernel: cooperative groups read the grid workspace's
+ * address from 1 and 2): its number, or -1. */
+static int envreg(const char *s, int n)
+{
+    if (n < 8 || n > 9 || memcmp(s, "%envreg", 7) != 0) return -1;
+    int k = 0;
+    for (int i = 7; i < n; i++) {
+        if (!isdigit((unsigned char)s[i])) return -1;
+        k = k * 10 + (s[i] - '0');
+    }
+    return k < 32 ? k : -1;
+}
 
 static int dyn_sreg(const char *s, int n)
 {
@@ -126,7 +150,9 @@ static uint32_t sym_slot(dctx *c, const emu_sym *s)
 {
     switch (s->kind) {
     case EMU_SYM_GLOBAL: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
-    case EMU_SYM_SHARED: return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
+    case EMU_SYM_SHARED:
+        emu_ptx_shared_used(c->f, (uint32_t)(s->value >> EMU_SHARED_TAG_SHIFT));
+        return emu_ptx_const(c->p, c->f, EMU_CI_IMM, s->value);
     case EMU_SYM_FRAME: return emu_ptx_const(c->p, c->f, EMU_CI_LOCAL, s->value);
     default: c->unsupported = 1; return emu_ptx_const(c->p, c->f, EMU_CI_IMM, 0);
     }
@@ -152,7 +178,16 @@ static int value(dctx *c, span o, int type, uint32_t *slot)
         return 1;
     }
     for (size_t k = 0; k < sizeof sregs / sizeof *sregs; k++)
-        if (peq(s, n, sregs[k].name)) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr); return 1; }
+        if (n == sregs[k].len && !memcmp(s, sregs[k].name, (size_t)n)) {
+            *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)sregs[k].sr);
+            return 1;
+        }
+    int ev = envreg(s, n);
+    if (ev >= 0) {
+        c->f->mod->reads_envreg = 1;
+        *slot = emu_ptx_const(c->p, c->f, EMU_CI_SREG, (uint64_t)(EMU_SR_ENVREG0 + ev));
+        return 1;
+    }
     /* warpSize in CUDA C: PTX's constant WARP_SZ, 32 on every GPU the course targets. */
     if (peq(s, n, "WARP_SZ")) { *slot = emu_ptx_const(c->p, c->f, EMU_CI_IMM, 32); return 1; }
     emu_sym sym;
@@ -365,7 +400,12 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (peq(s, n, "satfinite")) { cvtmod |= EMU_CVT_SATFINITE; continue; }
         if (peq(s, n, "xorsign")) { odd = 1; continue; }   /* min.xorsign.abs: not run here */
         if (peq(s, n, "global")) { space = EMU_SP_GLOBAL; continue; }
-        if (peq(s, n, "shared") || peq(s, n, "shared::cta")) { space = EMU_SP_SHARED; continue; }
+        /* a shared::cluster address of the block's own shared memory is its shared::cta address; other
+         * blocks' have tags of their own (emu_exec_dsmem.c), so both are shared addresses here */
+        if (peq(s, n, "shared") || peq(s, n, "shared::cta") || peq(s, n, "shared::cluster")) {
+            space = EMU_SP_SHARED;
+            continue;
+        }
         if (peq(s, n, "local")) { space = EMU_SP_LOCAL; continue; }
         if (peq(s, n, "const")) { space = EMU_SP_CONST; continue; }
         if (peq(s, n, "param")) { space = EMU_SP_PARAM; continue; }
@@ -427,7 +467,9 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
     if (M("ld") || M("st") || M("atom") || M("red")) {
         if (has_part(parts, plen, np, "acquire") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_ACQUIRE;
         if (has_part(parts, plen, np, "release") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_RELEASE;
-        if (wide_scope && (in.flags & (EMU_F_ACQUIRE | EMU_F_RELEASE) || has_part(parts, plen, np, "relaxed")))
+        /* strong across blocks: gpu or system scope, or cluster scope (the blocks of a cluster) */
+        if ((wide_scope || has_part(parts, plen, np, "cluster")) &&
+            (in.flags & (EMU_F_ACQUIRE | EMU_F_RELEASE) || has_part(parts, plen, np, "relaxed")))
             in.flags |= EMU_F_VOLATILE;
     }
     if (M("bra")) {
@@ -468,6 +510,35 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             in.args[a++] = (uint32_t)sym.value;
         }
         emu_ptx_call_ref(p, tok[o[k].s], tl[o[k].s], f->ncode);
+        return emit(f, &in);
+    }
+    if (M("barrier") && has_part(parts, plen, np, "cluster")) {
+        /* barrier.cluster.arrive / .wait, with .release, .relaxed, .acquire, .aligned: one barrier per cluster */
+        in.op = has_part(parts, plen, np, "arrive") ? EMU_OP_CBAR_ARRIVE
+              : has_part(parts, plen, np, "wait") ? EMU_OP_CBAR_WAIT : EMU_OP_UNSUPPORTED;
+        if (in.op == EMU_OP_UNSUPPORTED) return unsupported(c, &in, opi);
+        in.mod = (uint8_t)has_part(parts, plen, np, "aligned");
+        return emit(f, &in);
+    }
+    if (M("mapa") || M("getctarank")) {
+        /* mapa[.shared::cluster].T d, a, rank ; getctarank[.shared::cluster].T d, a */
+        int is_mapa = M("mapa");
+        NEED(is_mapa ? 3 : 2);
+        if (t != EMU_T_U32 && t != EMU_T_U64 && t != EMU_T_B32 && t != EMU_T_B64) return unsupported(c, &in, opi);
+        in.op = is_mapa ? EMU_OP_MAPA : EMU_OP_GETCTARANK;
+        in.mod = (uint8_t)(space == EMU_SP_SHARED);
+        V(0, is_mapa ? t : EMU_T_U32, &in.d); V(1, t, &in.a);
+        if (is_mapa) V(2, EMU_T_U32, &in.b);
+        if (c->unsupported) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("isspacep")) {
+        NEED(2);
+        in.op = EMU_OP_ISSPACEP;
+        in.mod = (uint8_t)(has_part(parts, plen, np, "shared::cluster") ? EMU_SP_SHARED_CLUSTER : space);
+        if (space == EMU_SP_GENERIC) return unsupported(c, &in, opi);
+        if (!pred(c, o[0], &in.pd, NULL)) return 0;
+        V(1, EMU_T_U64, &in.a);
         return emit(f, &in);
     }
     if (M("bar") || M("barrier")) {
@@ -535,6 +606,13 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
                 in.imm = 1;
                 return emit(f, &in);
             }
+            if (teq(c, o[1].s, "%is_explicit_cluster")) {
+                /* a predicate special register: set from its slot (1 in clusters the launch named) */
+                in.op = EMU_OP_SETP_U32; in.mod = EMU_CMP_NE; in.t = EMU_T_U32;
+                V(1, EMU_T_U32, &in.a);
+                in.b = emu_ptx_const(p, f, EMU_CI_IMM, 0);
+                return emit(f, &in);
+            }
             if (!pred(c, o[1], &in.pc, NULL)) return 0;
             return emit(f, &in);
         }
@@ -563,6 +641,51 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         if (c->unsupported) return unsupported(c, &in, opi);
         in.op = (space == EMU_SP_GLOBAL || space == EMU_SP_CONST || space == EMU_SP_GENERIC) ? EMU_OP_MOV : EMU_OP_CVTA;
         if (space == EMU_SP_PARAM) return unsupported(c, &in, opi);
+        return emit(f, &in);
+    }
+    if (M("cp") && has_part(parts, plen, np, "async")) {
+        /* cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all; cp.async.{ca,cg}.shared{::cta}.global
+         * [d], [s], n{, src-size}{, ignore-src}{, cache-policy} (__pipeline_memcpy_async, cuda::memcpy_async).
+         * The bulk (TMA) and mbarrier forms are not run. */
+        if (has_part(parts, plen, np, "bulk") || has_part(parts, plen, np, "mbarrier")) return unsupported(c, &in, opi);
+        if (has_part(parts, plen, np, "commit_group")) { in.op = EMU_OP_CP_COMMIT; return emit(f, &in); }
+        if (has_part(parts, plen, np, "wait_all")) { in.op = EMU_OP_CP_WAIT; in.mod = 1; return emit(f, &in); }
+        uint64_t v;
+        if (has_part(parts, plen, np, "wait_group")) {
+            NEED(1);
+            if (o[0].e != o[0].s + 1 || !parse_num(tok[o[0].s], tl[o[0].s], EMU_T_U32, &v)) return unsupported(c, &in, opi);
+            in.op = EMU_OP_CP_WAIT;
+            in.imm = (int64_t)v;
+            return emit(f, &in);
+        }
+        NEED(3);
+        int kind; uint64_t symval;
+        emu_insn src = in;
+        if (!address(c, o[1], &src, &kind, &symval)) return 0;
+        if (kind == EMU_SYM_KPARAM || kind == EMU_SYM_FRAME) return unsupported(c, &in, opi);
+        if (!address(c, o[0], &in, &kind, &symval)) return 0;
+        if (kind == EMU_SYM_KPARAM || kind == EMU_SYM_FRAME || c->unsupported) return unsupported(c, &in, opi);
+        in.b = src.a;                                                /* the source: register b, offset e */
+        in.e = emu_ptx_const(p, f, EMU_CI_IMM, (uint64_t)src.imm);
+        if (o[2].e != o[2].s + 1 || !parse_num(tok[o[2].s], tl[o[2].s], EMU_T_U32, &v) || (v != 4 && v != 8 && v != 16))
+            return unsupported(c, &in, opi);
+        in.op = EMU_OP_CP_ASYNC;
+        in.mod = (uint8_t)v;
+        in.space = EMU_SP_SHARED;
+        in.t = EMU_T_B32;
+        int hint = has_part(parts, plen, np, "L2::cache_hint");
+        for (int k = 3; k < no - hint; k++) {
+            emu_sym sym;
+            int j = o[k].s + teq(c, o[k].s, "!");
+            if (emu_ptx_lookup(p, tok[j], tl[j], &sym) && sym.kind == EMU_SYM_PRED) {
+                int neg;
+                if (!pred(c, o[k], &in.pc, &neg)) return 0;
+                if (neg) in.flags |= EMU_F_NEG_C;
+            } else {
+                V(k, EMU_T_U32, &in.c);
+                in.nargs = 1;   /* a src-size operand */
+            }
+        }
         return emit(f, &in);
     }
     if (M("ld") || M("ldu") || M("st")) {
@@ -597,6 +720,9 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
             V(is_st ? 1 : 0, t, &in.v[0]);
         }
         if (t == EMU_T_B128) return unsupported(c, &in, opi);
+        /* a strong load may wait for another block (a spin on a flag it sets, even in this block's shared
+         * memory through distributed shared memory) */
+        if (in.op == EMU_OP_LD && (in.flags & EMU_F_VOLATILE) && in.space != EMU_SP_LOCAL) in.op = EMU_OP_LD_STRONG;
         return emit(f, &in);
     }
     if (M("atom") || M("red")) {

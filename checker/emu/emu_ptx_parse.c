@@ -409,7 +409,7 @@ static uint32_t add_svar(emu_parser *p, emu_svar **arr, int *n, int *cap, const 
     }
     uint32_t tag = ++m->shared_tags;
     GROW(*arr, *n, *cap);
-    (*arr)[(*n)++] = (emu_svar){ dupn(d->name, d->namelen), off, (uint32_t)d->size, tag };
+    (*arr)[(*n)++] = (emu_svar){ dupn(d->name, d->namelen), off, (uint32_t)d->size, tag, (uint32_t)d->align };
     return EMU_SHARED_TAG_ADDR(tag);
 }
 
@@ -648,6 +648,32 @@ static int function_body(emu_parser *p)
     return 1;
 }
 
+/* The performance directives after a kernel's parameters that say how it runs in clusters:
+ * .reqnctapercluster X[, Y[, Z]] (__cluster_dims__), .explicitcluster, .maxclusterrank N. */
+static int cluster_directives(emu_parser *p, int i, emu_func *f)
+{
+    memset(f->reqnctapercluster, 0, sizeof f->reqnctapercluster);
+    f->explicitcluster = 0;
+    f->maxclusterrank = 0;
+    for (; i < p->ntok; i++) {
+        if (tok_is(p, i, ".explicitcluster")) { f->explicitcluster = 1; continue; }
+        int req = tok_is(p, i, ".reqnctapercluster");
+        if (!req && !tok_is(p, i, ".maxclusterrank")) continue;
+        uint64_t v[3] = { 1, 1, 1 };
+        int k = 0;
+        for (int j = i + 1; j < p->ntok && k < (req ? 3 : 1); j++) {
+            if (tok_is(p, j, ",")) continue;
+            if (!parse_uint(p->tok[j], p->toklen[j], &v[k]) || v[k] == 0 || v[k] > 1024) break;
+            k++;
+            i = j;
+        }
+        if (!k) return emu_ptx_fail(p, "a %s without a number", req ? ".reqnctapercluster" : ".maxclusterrank");
+        if (req) for (int d = 0; d < 3; d++) f->reqnctapercluster[d] = (uint32_t)v[d];
+        else f->maxclusterrank = (uint32_t)v[0];
+    }
+    return 1;
+}
+
 /* .entry/.func header at tok[i]; then a body or ';'. */
 static int function(emu_parser *p)
 {
@@ -669,6 +695,7 @@ static int function(emu_parser *p)
         struct emu_kernel *k = calloc(1, sizeof *k);
         if (!k) abort();
         f = &k->f;
+        f->static_shared = -1;
         f->mod = m;
         f->name = dupn(name, len);
         f->pretty = emu_demangle(f->name);
@@ -690,6 +717,7 @@ static int function(emu_parser *p)
     f->nparams = 0; f->local_size = 0; f->param_bytes = 0; f->has_ret = 0;
     if (ret_at >= 0) { int r = ret_at; if (!param_list(p, &r, f, 1)) return 0; }
     if (!param_list(p, &i, f, 0)) return 0;
+    if (is_entry && !cluster_directives(p, i, f)) return 0;
     if (!body) return 1;
     p->cur++;   /* the '{' */
     p->loc = 0;
@@ -705,8 +733,8 @@ void emu_module_free(emu_module *m)
         emu_func *f = m->funcs[i];
         for (int j = 0; j < f->ncode; j++) free(f->code[j].args);
         for (int j = 0; j < f->ntexts; j++) free(f->texts[j]);
-        free(f->texts); free(f->code); free(f->ipdom); free(f->cinit);
-        free(f->param_off); free(f->param_size); free(f->name); free(f->pretty);
+        free(f->texts); free(f->code); free(f->ipdom); free(f->leaving); free(f->cinit);
+        free(f->param_off); free(f->param_size); free(f->name); free(f->pretty); free(f->shared_used);
         for (int j = 0; j < f->nsvars; j++) free(f->svars[j].name);
         free(f->svars);
         free((struct emu_kernel *)f);
@@ -807,11 +835,55 @@ size_t emu_kernel_param_size(const emu_kernel *k, int i)
     return (k && i >= 0 && i < k->f.nparams) ? k->f.param_size[i] : 0;
 }
 
+int emu_kernel_cluster(const emu_kernel *k, emu_dim3 *dims, int *explicit_cluster, unsigned *max_blocks)
+{
+    const emu_func *f = k ? &k->f : NULL;
+    if (explicit_cluster) *explicit_cluster = f && f->explicitcluster;
+    if (max_blocks) *max_blocks = f ? f->maxclusterrank : 0;
+    if (!f || !f->reqnctapercluster[0]) return 0;
+    if (dims) *dims = (emu_dim3){ f->reqnctapercluster[0], f->reqnctapercluster[1], f->reqnctapercluster[2] };
+    return 1;
+}
+
+void emu_ptx_shared_used(emu_func *f, uint32_t tag)
+{
+    for (int i = 0; i < f->nshared_used; i++)
+        if (f->shared_used[i] == tag) return;
+    GROW(f->shared_used, f->nshared_used, f->capshared_used);
+    f->shared_used[f->nshared_used++] = tag;
+}
+
+/* Marks in used[] (by tag) the module's .shared variables that f and the functions it calls name. */
+static void shared_of(const emu_module *m, const emu_func *f, char *seen, char *used)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i] == f) { if (seen[i]) return; seen[i] = 1; }
+    for (int i = 0; i < f->nshared_used; i++)
+        if (f->shared_used[i] <= m->shared_tags) used[f->shared_used[i]] = 1;
+    for (int i = 0; i < f->ncode; i++)
+        if (f->code[i].op == EMU_OP_CALL && f->code[i].target >= 0 && f->code[i].target < m->nfuncs)
+            shared_of(m, m->funcs[f->code[i].target], seen, used);
+}
+
+/* The kernel's own .shared bytes and those of the module's variables it (or a function it calls) names:
+ * nvcc puts a kernel's static __shared__ arrays at module scope, and a GPU gives each kernel only those it
+ * uses. (The emulator lays out all of them in every block: only the reported size is the GPU's.) */
 size_t emu_kernel_static_shared(const emu_kernel *k)
 {
     if (!k) return 0;
-    uint32_t own = (k->f.own_shared + 15) & ~15u;
-    return own + k->f.mod->mod_shared;
+    emu_func *f = (emu_func *)&k->f;   /* a cache: computed at the first question */
+    if (f->static_shared >= 0 && f->defined) return (size_t)f->static_shared;
+    const emu_module *m = f->mod;
+    char *seen = calloc((size_t)m->nfuncs + 1, 1), *used = calloc((size_t)m->shared_tags + 1, 1);
+    if (!seen || !used) abort();
+    shared_of(m, f, seen, used);
+    uint32_t size = (f->own_shared + 15) & ~15u;
+    for (int i = 0; i < m->nsvars; i++)
+        if (used[m->svars[i].tag]) size = align_up(size, m->svars[i].align) + m->svars[i].size;
+    free(seen);
+    free(used);
+    f->static_shared = size;
+    return size;
 }
 
 void *emu_module_global(const emu_module *m, const char *name, size_t *size)

@@ -18,6 +18,9 @@ void emu_ptx_label_ref(emu_parser *p, const char *name, int len, int idx);
 void emu_ptx_call_ref(emu_parser *p, const char *name, int len, int idx);
 /* Allocate n argument words for a call instruction (owned by the function). */
 uint32_t *emu_ptx_args(emu_parser *p, int n);
+/* Notes that function f names the .shared variable of tag (a kernel's static shared memory counts only the
+ * module's variables it or its callees name, as a GPU's does). */
+void emu_ptx_shared_used(emu_func *f, uint32_t tag);
 /* Report a parse error (the first one wins); returns 0. */
 int emu_ptx_fail(emu_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

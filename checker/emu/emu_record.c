@@ -37,6 +37,12 @@ static const char *const kind_nouns[EMU_FD_COUNT] = {
     [EMU_FD_OOB_PARAM] = N_("read outside the kernel's parameters"),
     [EMU_FD_PRINTF_FORMAT] = N_("printf format that a GPU does not print"),
     [EMU_FD_RUNTIME] = N_("misuse of the runtime"),
+    [EMU_FD_CLUSTER_BAR] = N_("cluster barrier that not every thread reaches"),
+    [EMU_FD_GRID_SYNC] = N_("grid-wide barrier that not every block reaches"),
+    [EMU_FD_OOB_DSMEM] = N_("out-of-bounds access of another block's shared memory"),
+    [EMU_FD_DSMEM_RACE] = N_("race on another block's shared memory"),
+    [EMU_FD_DSMEM_EXITED] = N_("access of an exited block's shared memory"),
+    [EMU_FD_CP_ASYNC] = N_("read of a cp.async copy before its wait"),
     [EMU_FD_HOST_READ] = N_("host read of device memory"),
     [EMU_FD_HOST_WRITE] = N_("host write to device memory"),
     [EMU_FD_HOST_OVERFLOW] = N_("signed overflow in host code"),
@@ -47,7 +53,7 @@ static const char *const kind_nouns[EMU_FD_COUNT] = {
 
 static const char *const label_names[EMU_LABEL_COUNT] = {
     [EMU_LABEL_NONE] = "", [EMU_LABEL_READ] = "read", [EMU_LABEL_WRITE] = "write", [EMU_LABEL_ATOMIC] = "atomic",
-    [EMU_LABEL_CALLEE] = "callee", [EMU_LABEL_CALL] = "call",
+    [EMU_LABEL_CALLEE] = "callee", [EMU_LABEL_CALL] = "call", [EMU_LABEL_COPY] = "copy",
 };
 
 const char *emu_kind_noun(int kind)
@@ -252,6 +258,7 @@ static const char *at_label(const emu_place *p, char *buf, size_t len)
     case EMU_LABEL_READ: return emu_text("the read");
     case EMU_LABEL_WRITE: return emu_text("the write");
     case EMU_LABEL_ATOMIC: return emu_text("the atomic");
+    case EMU_LABEL_COPY: return emu_text("the cp.async");
     /* TRANSLATORS: a line inside the learner's function %s, beside that line's place. */
     case EMU_LABEL_CALLEE: snprintf(buf, len, emu_text("in %s"), p->func); return buf;
     /* TRANSLATORS: the learner's call of %s, beside that call's place. */
@@ -275,6 +282,10 @@ static void other_words(const emu_record *r, char *buf, size_t len)
         break;
     case EMU_LABEL_ATOMIC:
         snprintf(buf, len, who[0] ? emu_text("the atomic it races with, by %s") : "%s", who[0] ? who : emu_text("the atomic it races with"));
+        break;
+    case EMU_LABEL_COPY:
+        snprintf(buf, len, who[0] ? emu_text("the cp.async that copies into it, by %s") : "%s",
+                 who[0] ? who : emu_text("the cp.async that copies into it"));
         break;
     default: {
         const char *words = at_label(p, buf, len);

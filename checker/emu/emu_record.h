@@ -28,7 +28,8 @@ typedef enum emu_kind {
     EMU_FD_UNINIT_SHARED, EMU_FD_RACE, EMU_FD_WARP_RACE, EMU_FD_GLOBAL_RACE, EMU_FD_BAR_DIVERGENT,
     EMU_FD_BAR_EXITED, EMU_FD_MEMBERS, EMU_FD_SHFL_ABSENT, EMU_FD_UNSUPPORTED, EMU_FD_BUDGET, EMU_FD_ENDLESS,
     EMU_FD_STACK, EMU_FD_TRAP, EMU_FD_ASSERT, EMU_FD_LAUNCH, EMU_FD_GUARD_READ, EMU_FD_GUARD_WRITE,
-    EMU_FD_OOB_PARAM, EMU_FD_PRINTF_FORMAT, EMU_FD_RUNTIME,
+    EMU_FD_OOB_PARAM, EMU_FD_PRINTF_FORMAT, EMU_FD_RUNTIME, EMU_FD_CLUSTER_BAR, EMU_FD_GRID_SYNC, EMU_FD_OOB_DSMEM,
+    EMU_FD_DSMEM_RACE, EMU_FD_DSMEM_EXITED, EMU_FD_CP_ASYNC,
     /* the learner's host code (emu_host_fault.c, emu_host_ub.c): at its line, in no kernel */
     EMU_FD_HOST_READ, EMU_FD_HOST_WRITE, EMU_FD_HOST_OVERFLOW, EMU_FD_HOST_DIVIDE, EMU_FD_HOST_SHIFT,
     EMU_FD_HOST_BOUNDS, EMU_FD_COUNT
@@ -48,6 +49,7 @@ typedef enum emu_label {
     EMU_LABEL_ATOMIC,    /* an atomic update of it */
     EMU_LABEL_CALLEE,    /* a line inside a function of the learner's (func), called from the other place */
     EMU_LABEL_CALL,      /* the learner's call of func, which the other place is inside */
+    EMU_LABEL_COPY,      /* a cp.async that copies into the word (read before its wait) */
     EMU_LABEL_COUNT
 } emu_label;
 const char *emu_label_name(int label);

@@ -12,9 +12,12 @@
 
 /* ---- The emulated device: one table of limits, used by the launch checks and the properties ------ */
 
-#define EMU_DEVICE_NAME            "CUDA emulator (CPU)"
+#define EMU_DEVICE_NAME            "NVIDIA H100 80GB HBM3 (CUDA emulator, CPU)"
 #define EMU_CC_MAJOR               9
 #define EMU_CC_MINOR               0
+/* An H100 has 132 SMs. The emulator reports 16, one cluster's worth: what a kernel sizes from the SM count
+ * (a grid of SMs x blocks per SM, a cooperative launch, cudaOccupancyMaxActiveClusters) is then 8 times
+ * smaller and runs as much faster on the CPU. The tests that depend on it are named in checker/README.md. */
 #define EMU_SM_COUNT               16
 #define EMU_WARP_SIZE              32
 #define EMU_MAX_THREADS_PER_BLOCK  1024
@@ -24,14 +27,17 @@
 #define EMU_MAX_GRID_X             2147483647u
 #define EMU_MAX_GRID_YZ            65535u
 #define EMU_SHARED_PER_BLOCK       (48u * 1024u)    /* without opting in */
-#define EMU_SHARED_PER_BLOCK_OPTIN (99u * 1024u)    /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
-#define EMU_SHARED_PER_SM          (100u * 1024u)
+#define EMU_SHARED_PER_BLOCK_OPTIN (227u * 1024u)   /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
+#define EMU_SHARED_PER_SM          (228u * 1024u)
 #define EMU_THREADS_PER_SM         2048
 #define EMU_BLOCKS_PER_SM          32
 #define EMU_REGS_PER_SM            65536
 #define EMU_REGS_PER_THREAD        32               /* assumed: PTX has no register allocation */
 #define EMU_CONST_MEM              (64u * 1024u)
-#define EMU_L2_BYTES               (4u * 1024u * 1024u)
+#define EMU_L2_BYTES               (50u * 1024u * 1024u)
+#define EMU_CLUSTER_PORTABLE       8                /* blocks per cluster; more with the non-portable opt-in */
+#define EMU_CLUSTER_MAX            16
+#define EMU_SMS_PER_GPC            16               /* a cluster's blocks share one GPC; here all 16 SMs */
 #define EMU_MEM_CAP                ((size_t)8 << 30) /* total device memory, before the host's own limit */
 
 /* ---- Error state (emu_errors.c) ---------------------------------------------------------------------- */
@@ -117,6 +123,22 @@ const emu_kernel *emu_rt_function_kernel(emu_rt_function *f, cudaError_t *err);
 /* The opt-in for dynamic shared memory set with cudaFuncSetAttribute (0 when never set). */
 int emu_rt_function_max_dynamic_shared(const emu_rt_function *f);
 void emu_rt_function_set_max_dynamic_shared(emu_rt_function *f, int bytes);
+
+/* A kernel's cluster attributes from cudaFuncSetAttribute: sizes above 8 allowed, and the cluster set at run
+ * time (cudaFuncAttributeRequiredCluster*, 0s when unset). */
+typedef struct emu_rt_cluster_attrs { int non_portable; int required[3]; int policy; } emu_rt_cluster_attrs;
+emu_rt_cluster_attrs *emu_rt_function_cluster(emu_rt_function *f);
+
+/* Blocks of block_size threads with dynamic_shared bytes of dynamic shared memory that one SM holds at once
+ * (emu_device.c): 0 when the kernel may not have that much dynamic shared memory (more than 48 KB without
+ * the opt-in of cudaFuncSetAttribute, as on a GPU). */
+int emu_rt_blocks_per_sm(emu_rt_function *f, const emu_kernel *k, int block_size, size_t dynamic_shared);
+/* The cluster a kernel runs in unless the launch names one: __cluster_dims__, or the run-time required
+ * cluster; 0 when none. */
+int emu_rt_kernel_cluster(emu_rt_function *f, const emu_kernel *k, dim3 *dims);
+/* The cluster of a launch configuration: its cudaLaunchAttributeClusterDimension, else the kernel's own;
+ * 0 when there is none. */
+int emu_rt_config_cluster(emu_rt_function *f, const emu_kernel *k, const cudaLaunchConfig_t *c, dim3 *dims);
 
 /* The device storage of a registered __device__/__constant__ variable, by its host shadow's address;
  * its size and name too. NULL with *err set (and a finding) if there is none. */

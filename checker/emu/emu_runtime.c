@@ -62,6 +62,7 @@ struct emu_rt_function {
     emu_rt_binary *bin;
     const emu_kernel *kernel;  /* NULL until the module is loaded */
     int max_dynamic_shared;    /* cudaFuncAttributeMaxDynamicSharedMemorySize, 0 when unset */
+    emu_rt_cluster_attrs cluster;
     struct emu_rt_function *next;
 };
 
@@ -160,6 +161,27 @@ const emu_kernel *emu_rt_function_kernel(emu_rt_function *f, cudaError_t *err)
         *err = cudaErrorInvalidDeviceFunction;
     }
     return f->kernel;
+}
+
+emu_rt_cluster_attrs *emu_rt_function_cluster(emu_rt_function *f) { return &f->cluster; }
+
+int emu_rt_kernel_cluster(emu_rt_function *f, const emu_kernel *k, dim3 *dims)
+{
+    emu_dim3 d;
+    if (emu_kernel_cluster(k, &d, NULL, NULL)) { *dims = (dim3){ d.x, d.y, d.z }; return 1; }
+    const int *r = f->cluster.required;
+    if (r[0] > 0 && r[1] > 0 && r[2] > 0) { *dims = (dim3){ (unsigned)r[0], (unsigned)r[1], (unsigned)r[2] }; return 1; }
+    return 0;
+}
+
+int emu_rt_config_cluster(emu_rt_function *f, const emu_kernel *k, const cudaLaunchConfig_t *c, dim3 *dims)
+{
+    for (unsigned i = 0; c && i < c->numAttrs && c->attrs; i++)
+        if (c->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+            *dims = (dim3){ c->attrs[i].val.clusterDim.x, c->attrs[i].val.clusterDim.y, c->attrs[i].val.clusterDim.z };
+            return 1;
+        }
+    return emu_rt_kernel_cluster(f, k, dims);
 }
 
 int emu_rt_function_max_dynamic_shared(const emu_rt_function *f) { return f->max_dynamic_shared; }
@@ -352,8 +374,76 @@ static cudaError_t emu_check_config(const emu_rt_function *f, const emu_kernel *
     return cudaSuccess;
 }
 
-static cudaError_t emu_launch_function(emu_rt_function *f, dim3 grid, dim3 block, void **args,
-                                       size_t shared, cudaStream_t stream)
+/* What a launch asks for: <<<>>>'s four, and the attributes of cudaLaunchKernelEx that change how its
+ * blocks run. */
+typedef struct emu_rt_launch {
+    dim3 grid, block;
+    size_t shared;
+    cudaStream_t stream;
+    int has_cluster;           /* cudaLaunchAttributeClusterDimension */
+    dim3 cluster;
+    int cooperative;           /* cudaLaunchCooperativeKernel, cudaLaunchAttributeCooperative */
+} emu_rt_launch;
+
+static const char emu_msg_cluster_size[] =
+    N_("kernel %s was launched in clusters of (%u, %u, %u) = %u blocks; a cluster holds at most %u%s");
+static const char emu_msg_cluster_nonportable[] =
+    N_(" (16 after cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1))");
+static const char emu_msg_cluster_grid[] =
+    N_("kernel %s was launched with gridDim = (%u, %u, %u), which clusters of (%u, %u, %u) blocks do not tile: "
+    "each dimension of the grid must be a multiple of the cluster's");
+static const char emu_msg_cluster_declared[] =
+    N_("kernel %s declares clusters of (%u, %u, %u) blocks (__cluster_dims__), and the launch asks for (%u, %u, %u)");
+static const char emu_msg_cluster_missing[] =
+    N_("kernel %s must be launched in clusters: give cudaLaunchKernelEx the attribute "
+    "cudaLaunchAttributeClusterDimension");
+static const char emu_msg_cluster_resident[] =
+    N_("kernel %s was launched in clusters of %u blocks, but at most %d blocks of %u threads with %zu bytes of "
+    "dynamic shared memory fit at once on the %d SMs a cluster may use");
+static const char emu_msg_coop_too_large[] =
+    N_("cooperative launch of kernel %s asks for %llu blocks, but only %d x %d SMs = %d can be resident at once");
+
+/* The launch's cluster, checked as a GPU's runtime checks it: *out is {0,0,0} when it has none. */
+static cudaError_t emu_check_cluster(emu_rt_function *f, const emu_kernel *k, const emu_rt_launch *l, dim3 *out)
+{
+    const char *name = emu_kernel_name(k);
+    dim3 declared, c;
+    int has_declared = emu_rt_kernel_cluster(f, k, &declared), explicit_cluster = 0;
+    unsigned max_rank = 0;   /* .maxclusterrank: __launch_bounds__'s third value */
+    emu_kernel_cluster(k, NULL, &explicit_cluster, &max_rank);
+    *out = (dim3){ 0, 0, 0 };
+    if (l->has_cluster && has_declared &&
+        (l->cluster.x != declared.x || l->cluster.y != declared.y || l->cluster.z != declared.z)) {
+        emu_finding(emu_msg_cluster_declared, name, declared.x, declared.y, declared.z, l->cluster.x, l->cluster.y,
+                    l->cluster.z);
+        return cudaErrorInvalidClusterSize;
+    }
+    if (l->has_cluster) c = l->cluster;
+    else if (has_declared) c = declared;
+    else if (explicit_cluster) { emu_finding(emu_msg_cluster_missing, name); return cudaErrorInvalidClusterSize; }
+    else return cudaSuccess;
+    unsigned size = c.x * c.y * c.z, limit = f->cluster.non_portable ? EMU_CLUSTER_MAX : EMU_CLUSTER_PORTABLE;
+    if (max_rank && max_rank < limit) limit = max_rank;
+    if (!c.x || !c.y || !c.z || size > limit) {
+        emu_finding(emu_msg_cluster_size, name, c.x, c.y, c.z, size, limit,
+                    limit == EMU_CLUSTER_PORTABLE && !f->cluster.non_portable ? emu_text(emu_msg_cluster_nonportable) : "");
+        return cudaErrorInvalidClusterSize;
+    }
+    if (l->grid.x % c.x || l->grid.y % c.y || l->grid.z % c.z) {
+        emu_finding(emu_msg_cluster_grid, name, l->grid.x, l->grid.y, l->grid.z, c.x, c.y, c.z);
+        return cudaErrorInvalidClusterSize;
+    }
+    unsigned threads = l->block.x * l->block.y * l->block.z;
+    int fit = emu_rt_blocks_per_sm(f, k, (int)threads, l->shared) * EMU_SMS_PER_GPC;
+    if ((int)size > fit) {
+        emu_finding(emu_msg_cluster_resident, name, size, fit, threads, l->shared, EMU_SMS_PER_GPC);
+        return cudaErrorInvalidClusterSize;
+    }
+    *out = c;
+    return cudaSuccess;
+}
+
+static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *l, void **args)
 {
     /* After a fatal kernel error the context is gone: no further kernel runs. */
     cudaError_t err = emu_rt_status();
@@ -364,12 +454,24 @@ static cudaError_t emu_launch_function(emu_rt_function *f, dim3 grid, dim3 block
     }
     const emu_kernel *k = emu_rt_function_kernel(f, &err);
     if (!k) return emu_rt_fail(err);
-    if (!emu_rt_stream_valid(stream)) {
+    if (!emu_rt_stream_valid(l->stream)) {
         emu_finding(emu_msg_bad_stream, emu_kernel_name(k));
         return emu_rt_fail(cudaErrorInvalidResourceHandle);
     }
-    err = emu_check_config(f, k, grid, block, shared);
+    err = emu_check_config(f, k, l->grid, l->block, l->shared);
     if (err != cudaSuccess) return emu_rt_fail(err);
+    dim3 cluster;
+    err = emu_check_cluster(f, k, l, &cluster);
+    if (err != cudaSuccess) return emu_rt_fail(err);
+    if (l->cooperative) {
+        /* A cooperative launch must fit on the device at once, so that grid.sync() can wait for every block. */
+        int per_sm = emu_rt_blocks_per_sm(f, k, (int)(l->block.x * l->block.y * l->block.z), l->shared);
+        unsigned long long blocks = (unsigned long long)l->grid.x * l->grid.y * l->grid.z;
+        if (blocks > (unsigned long long)per_sm * EMU_SM_COUNT) {
+            emu_finding(emu_msg_coop_too_large, emu_kernel_name(k), blocks, per_sm, EMU_SM_COUNT, per_sm * EMU_SM_COUNT);
+            return emu_rt_fail(cudaErrorCooperativeLaunchTooLarge);
+        }
+    }
     int nparams = emu_kernel_param_count(k);
     if (nparams > 0 && !args) {
         emu_finding(emu_msg_no_args, emu_kernel_name(k), nparams);
@@ -377,11 +479,13 @@ static cudaError_t emu_launch_function(emu_rt_function *f, dim3 grid, dim3 block
     }
 
     emu_rt_activity.launches++;
-    if (stream == NULL || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+    if (l->stream == NULL || l->stream == cudaStreamLegacy || l->stream == cudaStreamPerThread)
         emu_rt_activity.default_stream_launches++;
     emu_launch_result r;
     memset(&r, 0, sizeof r);
-    emu_launch(k, (emu_dim3){grid.x, grid.y, grid.z}, (emu_dim3){block.x, block.y, block.z}, shared, args, &r);
+    emu_launch_config c = { { l->grid.x, l->grid.y, l->grid.z }, { l->block.x, l->block.y, l->block.z }, l->shared,
+                            { cluster.x, cluster.y, cluster.z }, l->cooperative };
+    emu_launch_ex(k, &c, args, &r);
     emu_rt_metrics_add(&r.metrics);
     return emu_rt_kernel_error((cudaError_t)r.error);
 }
@@ -389,7 +493,8 @@ static cudaError_t emu_launch_function(emu_rt_function *f, dim3 grid, dim3 block
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shared,
                                cudaStream_t stream)
 {
-    return emu_launch_function((emu_rt_function *)kernel, grid, block, args, shared, stream);
+    emu_rt_launch l = { grid, block, shared, stream, 0, { 0, 0, 0 }, 0 };
+    return emu_launch_function((emu_rt_function *)kernel, &l, args);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shared,
@@ -398,17 +503,25 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, 
     return __cudaLaunchKernel(kernel, grid, block, args, shared, stream);
 }
 
+/* The kernel behind a host function, or NULL after recording why. */
+static emu_rt_function *emu_function_of(const void *func, cudaError_t *err)
+{
+    emu_rt_function *f = emu_rt_function_find(func);
+    if (f) return f;
+    *err = emu_rt_status();
+    if (*err != cudaSuccess) return NULL;
+    emu_finding(emu_msg_unknown_fn, func);
+    *err = emu_rt_fail(cudaErrorInvalidDeviceFunction);
+    return NULL;
+}
+
 cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
                              cudaStream_t stream)
 {
-    emu_rt_function *f = emu_rt_function_find(func);
-    if (!f) {
-        cudaError_t err = emu_rt_status();
-        if (err != cudaSuccess) return err;
-        emu_finding(emu_msg_unknown_fn, func);
-        return emu_rt_fail(cudaErrorInvalidDeviceFunction);
-    }
-    return emu_launch_function(f, grid, block, args, shared, stream);
+    cudaError_t err = cudaSuccess;
+    emu_rt_function *f = emu_function_of(func, &err);
+    emu_rt_launch l = { grid, block, shared, stream, 0, { 0, 0, 0 }, 0 };
+    return f ? emu_launch_function(f, &l, args) : err;
 }
 
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
@@ -417,57 +530,33 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void 
     return cudaLaunchKernel(func, grid, block, args, shared, stream);
 }
 
-static const char emu_msg_coop_too_large[] =
-    N_("cooperative launch of kernel %s asks for %llu blocks, but only %d x %d SMs = %d can be resident at once");
-
-/* A cooperative launch must fit on the device at once, so that grid.sync() can wait for every block. */
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
                                         cudaStream_t stream)
 {
-    emu_rt_function *f = emu_rt_function_find(func);
     cudaError_t err = cudaSuccess;
-    const emu_kernel *k = f ? emu_rt_function_kernel(f, &err) : NULL;
-    if (k && block.x && block.y && block.z && (unsigned long long)block.x * block.y * block.z <= 1024) {
-        int per_sm = 0;
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(block.x * block.y * block.z),
-                                                            shared);
-        unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
-        if (err == cudaSuccess && blocks > (unsigned long long)per_sm * EMU_SM_COUNT) {
-            emu_finding(emu_msg_coop_too_large, emu_kernel_name(k), blocks, per_sm, EMU_SM_COUNT,
-                        per_sm * EMU_SM_COUNT);
-            return emu_rt_fail(cudaErrorCooperativeLaunchTooLarge);
-        }
-    }
-    return cudaLaunchKernel(func, grid, block, args, shared, stream);
+    emu_rt_function *f = emu_function_of(func, &err);
+    emu_rt_launch l = { grid, block, shared, stream, 0, { 0, 0, 0 }, 1 };
+    return f ? emu_launch_function(f, &l, args) : err;
 }
 
-static const char emu_msg_cluster[] =
-    N_("kernel %s was launched in thread block clusters of (%u, %u, %u); the emulator does not run clusters");
-
-/* The extensible launch (cudaLaunchKernelEx in C++), which CUB uses for programmatic dependent launch.
- * Launches run one after another here, so the attributes that only change scheduling change nothing;
- * a cooperative launch is checked as one, and a cluster of more than one block is refused. */
+/* The extensible launch (cudaLaunchKernelEx in C++): clusters and cooperative launches change how the blocks
+ * run; the attributes that only change scheduling (CUB's programmatic dependent launch) change nothing, as
+ * launches run one after another here. */
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
     if (!config) return emu_rt_fail(cudaErrorInvalidValue);
-    int cooperative = 0;
+    emu_rt_launch l = { config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream, 0, { 0, 0, 0 }, 0 };
     for (unsigned i = 0; i < config->numAttrs && config->attrs; i++) {
         const cudaLaunchAttribute *a = &config->attrs[i];
-        if (a->id == cudaLaunchAttributeCooperative) cooperative = a->val.cooperative != 0;
-        if (a->id == cudaLaunchAttributeClusterDimension &&
-            a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1) {
-            emu_rt_function *f = emu_rt_function_find(func);
-            cudaError_t err = cudaSuccess;
-            const emu_kernel *k = f ? emu_rt_function_kernel(f, &err) : NULL;
-            emu_finding(emu_msg_cluster, k ? emu_kernel_name(k) : "?", a->val.clusterDim.x, a->val.clusterDim.y,
-                        a->val.clusterDim.z);
-            return emu_rt_fail(cudaErrorNotSupported);
+        if (a->id == cudaLaunchAttributeCooperative) l.cooperative = a->val.cooperative != 0;
+        if (a->id == cudaLaunchAttributeClusterDimension) {
+            l.has_cluster = 1;
+            l.cluster = (dim3){ a->val.clusterDim.x, a->val.clusterDim.y, a->val.clusterDim.z };
         }
     }
-    if (cooperative)
-        return cudaLaunchCooperativeKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                                           config->stream);
-    return cudaLaunchKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+    cudaError_t err = cudaSuccess;
+    emu_rt_function *f = emu_function_of(func, &err);
+    return f ? emu_launch_function(f, &l, args) : err;
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args)

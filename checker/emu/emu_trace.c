@@ -139,7 +139,7 @@ static int buf_id(emu_trace *t, const emu_alloc *a)
 static const char *op_name(const emu_insn *in)
 {
     switch (in->op) {
-    case EMU_OP_LD: return "ld";
+    case EMU_OP_LD: case EMU_OP_LD_STRONG: return "ld";
     case EMU_OP_ST: return "st";
     case EMU_OP_ATOM: case EMU_OP_RED: return "atom";
     case EMU_OP_SHFL: return "shfl";
@@ -220,7 +220,8 @@ void emu_trace_insn(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, uint32_
     if (!t->on || t->written >= t->limit) { t->left_insns++; return; }
     t->written++;
     long loc = loc_id(t, emu_top_frame(w)->f->mod, in->loc);
-    int memory = m && (in->op == EMU_OP_LD || in->op == EMU_OP_ST || in->op == EMU_OP_ATOM || in->op == EMU_OP_RED) &&
+    int memory = m && (in->op == EMU_OP_LD || in->op == EMU_OP_LD_STRONG || in->op == EMU_OP_ST || in->op == EMU_OP_ATOM ||
+                       in->op == EMU_OP_RED) &&
                  in->space != EMU_SP_PARAM && in->space != EMU_SP_CONST;
     mem_access a;
     if (memory) gather(t, in, m, R, &a);

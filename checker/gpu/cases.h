@@ -87,5 +87,8 @@ void run_atomic_cases(void);
 void run_printf_cases(void);
 void run_library_cases(void);   /* exercise 12: bmsk, CUB, Thrust and the ex12 solution */
 void run_half_cases(void);   /* kernels/half_ops.cu: Part III's 16-bit floats and approximate instructions */
+void run_cluster_cases(void);   /* kernels/clusters.cu: clusters, distributed shared memory, the device's limits */
+void run_coop_cases(void);      /* kernels/cooperative.cu: grid.sync(), rows shared by the parts of a warp */
+void run_async_cases(void);     /* kernels/async_copy.cu: cp.async in groups and stages, 16-byte PTX accesses */
 
 #endif

@@ -375,6 +375,7 @@ int main(int argc, char **argv)
         {"atomic", run_atomic_cases}, {"printf", run_printf_cases},
         {"library", run_library_cases},
         {"half", run_half_cases},
+        {"cluster", run_cluster_cases}, {"coop", run_coop_cases}, {"async", run_async_cases},
     };
     for (auto &g : groups) {
         if (only && *only && !strstr(only, g.group))

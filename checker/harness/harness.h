@@ -56,8 +56,10 @@ void *dev_ptr(const dev_buffer *b);
 /* An input: host data copied between guards (each guard element holds guard_value of elem_size bytes). */
 dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const void *guard_value,
                      size_t offset_bytes);
-/* An output of count elements, poisoned (poison_value) along with its guards. */
+/* An output of count elements, poisoned (poison_value) along with its guards; _at: its start offset_bytes
+ * past an aligned address (to test misaligned outputs). */
 dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value);
+dev_buffer dev_output_at(size_t count, size_t elem_size, const void *poison_value, size_t offset_bytes);
 /* Copies the learner's part back to host memory. */
 void dev_fetch(const dev_buffer *b, void *h_out);
 /* Names the buffer in the emulator's findings ("d_a"); dev_input calls it "d_in", dev_output "d_out". */
@@ -345,6 +347,24 @@ dev_buffer dev_output_halves(size_t n);
 void harness_describe_half(harness_half_kind k, uint16_t h, char *buf, size_t len);
 /* malloc that fails the test with a sentence when the host is out of memory (never returns NULL). */
 void *harness_alloc(size_t bytes);
+/* An output of n 16-bit floats poisoned like dev_output_halves, its start offset_bytes past an aligned address. */
+dev_buffer dev_output_halves_at(size_t n, size_t offset_bytes);
+
+/* Part III's references and bounds (harness_rows.c): one row's moments in double; softmax's relative bound
+ * (shift |x_i - m|, range the row's finite max - min, scale |m| where exponents are computed relative to 0,
+ * else 0; the caller adds what flushing may lose); a LayerNorm (rms 0) or RMSNorm (rms 1) output with its
+ * bound in the 16-bit output type out; the mean and L2 norm of a row of 16-bit values with their bounds. */
+typedef struct harness_moments { double mean, var, abs_mean, ms, max, min_finite; } harness_moments;
+void harness_row_moments(const float *x, int cols, harness_moments *s);
+double harness_softmax_tolerance(double shift, double range, double scale, int cols, int f16_out);
+void harness_norm_expected(int rms, const harness_moments *s, double x, double gamma, double beta, int cols,
+                           double eps, harness_half_kind out, double *want, double *tol);
+void harness_row_stats_expected(const float *row, int cols, double want[2], double tol[2]);
+/* A concept test's check of the global reads since the last backend_take_metrics (m): the rows' bytes read
+ * `reads` times, besides `extra` bytes (weights), in accesses that move little more than they ask for. Fails
+ * saying which it saw: the rows read more times (how many), or read as often as they should but scattered. */
+void harness_expect_reads(const emu_metrics *m, uint64_t bytes, int reads, uint64_t extra, const char *what,
+                          const char *reads_hint, const char *scatter_hint);
 
 #endif /* HARNESS_HALVES_H */
 

@@ -59,7 +59,12 @@ dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const v
 
 dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value)
 {
-    dev_buffer b = make_buffer(count, elem_size, poison_value, 0);
+    return dev_output_at(count, elem_size, poison_value, 0);
+}
+
+dev_buffer dev_output_at(size_t count, size_t elem_size, const void *poison_value, size_t offset_bytes)
+{
+    dev_buffer b = make_buffer(count, elem_size, poison_value, offset_bytes);
     dev_name(&b, "d_out");
     CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
     return b;

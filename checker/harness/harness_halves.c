@@ -71,8 +71,13 @@ dev_buffer dev_input_halves(const uint16_t *h, size_t n, uint16_t guard, size_t 
 
 dev_buffer dev_output_halves(size_t n)
 {
+    return dev_output_halves_at(n, 0);
+}
+
+dev_buffer dev_output_halves_at(size_t n, size_t offset_bytes)
+{
     uint16_t poison = HARNESS_POISON_HALF_BITS;
-    return dev_output(n, sizeof(uint16_t), &poison);
+    return dev_output_at(n, sizeof(uint16_t), &poison, offset_bytes);
 }
 
 void harness_describe_half(harness_half_kind k, uint16_t h, char *buf, size_t len)

@@ -207,12 +207,16 @@ static void print_finding(const emu_record *r)
 }
 
 /* The lines of a plain message that says the same as an earlier one with other numbers (another n,
- * another block), numbers made '#': shape receives them; returns its length. */
+ * another block) or another call (its first words, up to the first ')': exercise 16 runs six functions
+ * through the same checks), numbers made '#' and the call left out: shape receives them; returns its
+ * length. */
 static size_t message_shape(const message *m, char *shape, size_t cap)
 {
     size_t len = 0;
+    const char *call_end = m->nlines ? memchr(m->line[0].text, ')', (size_t)m->line[0].len) : NULL;
     for (int i = 0; i < m->nlines && len < cap - 1; i++)
-        for (const char *c = m->line[i].text; c < m->line[i].text + m->line[i].len && len < cap - 1; c++)
+        for (const char *c = i == 0 && call_end ? call_end + 1 : m->line[i].text;
+             c < m->line[i].text + m->line[i].len && len < cap - 1; c++)
             if (!((*c >= '0' && *c <= '9') || (*c == '-' && c[1] >= '0' && c[1] <= '9')) ||
                 !len || shape[len - 1] != '#')
                 shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
@@ -260,7 +264,7 @@ static void print_failure(const char *msg)
         free(m.recs);
         return;
     }
-    /* The same words as an earlier failure, only other numbers (another n, another block): one line
+    /* The same words as an earlier failure, only other numbers or another call (message_shape): one line
      * (a message of one line already is simply shown). */
     if (m.nrecs == 0 && m.nplain > 0 && (m.nplain > 1 || m.line[0].len > REPORT_WIDTH - REPORT_INDENT)) {
         char shape[4096];

@@ -13,6 +13,8 @@
  *   METRICS_SOFTMAX   void fn(const float *d_in, float *d_out, int rows, int cols): a softmax per row (14)
  *   METRICS_NORM16    void fn(const uint16_t *d_in, const float *gamma, const float *beta, uint16_t *d_out,
  *                     int rows, int cols, float eps): an fp16 LayerNorm per row (15)
+ *   METRICS_ROWMAP    int fn(const float *d_in, float *d_out, int rows, int cols, int path): a softmax per row on
+ *                     the path its dispatch chooses (16)
  * and the library's (12), for `make show` only:
  *   METRICS_LIBRARY   int fn(const int *d_in, int n) (Thrust), then sum_cub(d_in, d_out, n, 0) (CUB)
  *
@@ -38,6 +40,7 @@
 #define METRICS_SOFTMAX 5
 #define METRICS_NORM16 6
 #define METRICS_LIBRARY 7
+#define METRICS_ROWMAP 8
 #define METRICS_COLS 1024
 
 #if !defined(METRICS_FN) || !defined(METRICS_SHAPE)
@@ -106,14 +109,18 @@ static int rows_run(const float *h_x, int rows, int cols)
 {
     size_t count = (size_t)rows * cols;
     double first = 0;
-#if METRICS_SHAPE == METRICS_SOFTMAX
+#if METRICS_SHAPE == METRICS_SOFTMAX || METRICS_SHAPE == METRICS_ROWMAP
     float *d_in, *d_out, *h_out = malloc((size_t)cols * sizeof *h_out);
     if (!h_out || cudaMalloc((void **)&d_in, count * 4) || cudaMalloc((void **)&d_out, count * 4) ||
         cudaMemcpy(d_in, h_x, count * 4, cudaMemcpyHostToDevice))
         return 0;
     name_buffer(d_in, count * 4, "d_in", 4);
     name_buffer(d_out, count * 4, "d_out", 4);
+#if METRICS_SHAPE == METRICS_ROWMAP
+    if (!METRICS_FN(d_in, d_out, rows, cols, 0)) return 0;
+#else
     METRICS_FN(d_in, d_out, rows, cols);
+#endif
     if (cudaGetLastError() || cudaDeviceSynchronize()) return 0;
     cudaMemcpy(h_out, d_out, (size_t)cols * 4, cudaMemcpyDeviceToHost);
     for (int c = 0; c < cols; c++) first += h_out[c];
@@ -265,9 +272,17 @@ int main(int argc, char **argv)
     printf(" atomics=%llu barriers=%llu blocks=%llu threads_per_block=%llu",
            (unsigned long long)(m.global_atomics + m.shared_atomics), (unsigned long long)m.barriers,
            (unsigned long long)m.blocks, (unsigned long long)m.threads_per_block);
-    printf(" active_lanes=%.1f barriers_per_block=%.1f sectors_per_request=%.1f\n",
+    printf(" active_lanes=%.1f barriers_per_block=%.1f sectors_per_request=%.1f",
            m.warp_instructions ? (double)m.thread_instructions / (double)m.warp_instructions : 0.0,
            (double)m.barriers / (double)m.blocks / warps,
            m.global_load_requests ? (double)m.global_load_sectors / (double)m.global_load_requests : 0.0);
+    /* what the loads asked for (cp.async's copies too), and other blocks' shared memory read (a cluster's) */
+    printf(" read_bytes=%llu async_sectors=%llu dsmem_loads=%llu", (unsigned long long)m.global_read_bytes,
+           (unsigned long long)m.global_async_sectors, (unsigned long long)m.dsmem_load_requests);
+#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+    /* the warps launched per row: several rows share a warp below 1 (the last launch's blocks) */
+    printf(" warps_per_row=%.3g", (double)m.blocks * warps / (double)(n / cols));
+#endif
+    printf("\n");
     return 0;
 }

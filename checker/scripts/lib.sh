@@ -255,6 +255,9 @@ metric_label() {
     barriers_per_block:*) textf '__syncthreads() per block' ;;
     atomics:*) textf 'atomic instructions' ;;
     blocks:*) textf 'blocks launched' ;;
+    warps_per_row:*) textf 'warps per row' ;;
+    read_bytes:*) textf 'bytes the loads ask for' ;;
+    dsmem_loads:*) textf "loads from other blocks' shared memory" ;;
     *) printf '%s' "$1" ;;
     esac
 }

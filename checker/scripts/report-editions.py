@@ -34,7 +34,7 @@ import unicodedata
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PO_DIR = os.path.join(ROOT, "checker", "po", "zh_CN")
-PREFIXES = {"core: ": "基本：", "sizes: ": "规模：", "edges: ": "边界：", "concept: ": "概念："}
+PREFIXES = {"core: ": "基本：", "sizes: ": "规模：", "edges: ": "边界：", "concept: ": "概念：", "paths: ": "路径："}
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 GRADED = ("02", "checker/corpus/ex02/forgot_sync_in_loop.patch")
 

@@ -26,7 +26,7 @@ def launch_text(fn, run):
     shape = run["shape"]
     if shape == "partials":
         return "%s(n=%d, block=%d)" % (fn, run["n"], run["block"])
-    if shape in ("rows16", "softmax", "norm16"):
+    if shape in ("rows16", "softmax", "norm16", "rowmap"):
         return "%s(rows=%d, cols=%d)" % (fn, run["n"] // run["cols"], run["cols"])
     if shape == "library":
         return "%s, sum_cub(n=%d)" % (fn, run["n"])

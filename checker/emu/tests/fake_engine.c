@@ -106,3 +106,22 @@ void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynam
         out->error = 801;
     }
 }
+
+/* A kernel named "clustered..." declares clusters of 2 blocks (__cluster_dims__(2, 1, 1)). */
+int emu_kernel_cluster(const emu_kernel *k, emu_dim3 *dims, int *explicit_cluster, unsigned *max_blocks)
+{
+    int declared = strstr(k->name, "clustered") != NULL;
+    if (explicit_cluster) *explicit_cluster = declared;
+    if (max_blocks) *max_blocks = 0;
+    if (declared && dims) *dims = (emu_dim3){ 2, 1, 1 };
+    return declared;
+}
+
+/* What the last launch asked for beyond emu_launch's arguments, for the tests. */
+emu_launch_config fake_last_config;
+
+void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out)
+{
+    fake_last_config = *c;
+    emu_launch(k, c->grid, c->block, c->dynamic_shared, args, out);
+}

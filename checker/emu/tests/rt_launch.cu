@@ -8,6 +8,7 @@ extern "C" {
 #include "emu_check.h"
 
 extern "C" int fake_modules_loaded;
+extern "C" emu_launch_config fake_last_config;
 
 __device__ int counter;
 __constant__ float coef[4];
@@ -117,8 +118,8 @@ static void test_bad_configurations_are_refused_with_the_limit_named(void)
           "opt in to 60000 bytes");
     count<<<1, 32, 60000>>>(d);
     CHECK(cudaGetLastError() == cudaSuccess, "after opting in, 60000 bytes launch");
-    CHECK(cudaFuncSetAttribute((const void *)count, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000) ==
-          cudaErrorInvalidValue, "opt in beyond the device");
+    CHECK(cudaFuncSetAttribute((const void *)count, cudaFuncAttributeMaxDynamicSharedMemorySize, 232452) ==
+          cudaErrorInvalidValue, "opt in beyond the device's 232448 bytes");
     cudaGetLastError();
     CHECK(cudaLaunchKernel((const void *)&test_launch_runs_a_kernel_on_copied_data, dim3(1), dim3(1), nullptr, 0, 0) ==
           cudaErrorInvalidDeviceFunction, "a host function is not a kernel");
@@ -173,15 +174,71 @@ static void test_attributes_and_occupancy(void)
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, twice, 32, 0);
     CHECK(blocks == 32, "32 threads: the 32-block limit, got %d", blocks);
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, twice, 64, 48 * 1024);
-    CHECK(blocks == 2, "48 KiB shared: 2 blocks per SM, got %d", blocks);
+    CHECK(blocks == 4, "48 KiB shared: 4 blocks per SM (228 KiB, 1 KiB reserved per block), got %d", blocks);
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, bigshared, 64, 0);
-    CHECK(blocks == 2, "40000 B static shared: 2 blocks per SM, got %d", blocks);
+    CHECK(blocks == 5, "40000 B static shared: 5 blocks per SM, got %d", blocks);
+    /* more than 48 KiB of dynamic shared memory only after the opt-in, as an H100 answers */
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, twice, 128, 64 * 1024);
+    CHECK(blocks == 0, "64 KiB without the opt-in: 0 blocks, got %d", blocks);
+    CHECK(cudaFuncSetAttribute((const void *)twice, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024) ==
+          cudaSuccess, "opt in to 100 KiB");
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, twice, 128, 64 * 1024);
+    CHECK(blocks == 3, "64 KiB after the opt-in: 3 blocks, got %d", blocks);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, twice, 128, 101 * 1024);
+    CHECK(blocks == 0, "above the opt-in: 0 blocks, got %d", blocks);
     int min_grid = 0, best = 0;
     CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &best, twice) == cudaSuccess, "max potential block size");
     CHECK(best > 0 && best <= 1024 && min_grid > 0, "block %d, grid %d", best, min_grid);
     cudaFuncAttributes a;
     CHECK(cudaFuncGetAttributes(&a, bigshared) == cudaSuccess, "attributes");
     CHECK(a.sharedSizeBytes == 40000 && a.maxThreadsPerBlock == 1024, "static shared %zu", a.sharedSizeBytes);
+}
+
+__global__ void clustered(int *p) { *p = 0; }
+
+// Clusters and cooperative launches are checked as a GPU's runtime checks them, then passed to the engine.
+static void test_clusters_and_cooperative_launches_are_checked(void)
+{
+    int *d;
+    cudaMalloc(&d, 4);
+    emu_findings_take(nullptr, 0);
+    clustered<<<3, 32>>>(d);
+    expect_config_error(cudaErrorInvalidClusterSize, "clusters of (2, 1, 1) blocks do not tile", "3 blocks");
+    clustered<<<4, 32>>>(d);
+    CHECK(cudaGetLastError() == cudaSuccess && fake_last_config.cluster.x == 2, "__cluster_dims__(2, 1, 1) runs");
+
+    cudaLaunchAttribute attr[2];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 16; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(32); c.blockDim = dim3(128); c.attrs = attr; c.numAttrs = 1;
+    CHECK(cudaLaunchKernelEx(&c, count, d) == cudaErrorInvalidClusterSize, "16 blocks need the opt-in");
+    expect_config_error(cudaErrorInvalidClusterSize, "a cluster holds at most 8 (16 after", "cluster of 16");
+    int clusters = -1;
+    CHECK(cudaFuncSetAttribute((const void *)count, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess,
+          "non-portable sizes");
+    CHECK(cudaOccupancyMaxActiveClusters(&clusters, count, &c) == cudaSuccess && clusters == 16,
+          "16 clusters of 16 blocks of 128 threads on the emulator's 16 SMs (16 blocks each), got %d", clusters);
+    c.blockDim = dim3(1024);
+    CHECK(cudaOccupancyMaxActiveClusters(&clusters, count, &c) == cudaSuccess && clusters == 2,
+          "2 clusters of 16 blocks of 1024 threads (2 per SM), got %d", clusters);
+    c.blockDim = dim3(128);
+    CHECK(cudaLaunchKernelEx(&c, count, d) == cudaSuccess && fake_last_config.cluster.x == 16, "cluster of 16");
+    c.gridDim = dim3(24);
+    CHECK(cudaLaunchKernelEx(&c, count, d) == cudaErrorInvalidClusterSize, "24 blocks in clusters of 16");
+    emu_findings_take(nullptr, 0);
+
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    c.gridDim = dim3(16 * 16); c.blockDim = dim3(128);
+    CHECK(cudaLaunchKernelEx(&c, count, d) == cudaSuccess && fake_last_config.cooperative, "16 blocks per SM fit");
+    c.gridDim = dim3(16 * 16 + 1);
+    CHECK(cudaLaunchKernelEx(&c, count, d) == cudaErrorCooperativeLaunchTooLarge, "one more does not");
+    CHECK(cudaLaunchCooperativeKernel((const void *)count, dim3(16 * 16 + 1), dim3(128), nullptr, 0, 0) ==
+          cudaErrorCooperativeLaunchTooLarge, "the same through cudaLaunchCooperativeKernel");
+    emu_findings_take(nullptr, 0);
+    cudaGetLastError();
+    cudaFree(d);
 }
 
 static void test_managed_variables_are_shared_with_host_code(void)
@@ -217,6 +274,7 @@ int main()
     test_bad_configurations_are_refused_with_the_limit_named();
     test_a_fatal_kernel_error_is_sticky_until_reset();
     test_attributes_and_occupancy();
+    test_clusters_and_cooperative_launches_are_checked();
     test_metrics_are_summed_over_launches();
     test_managed_variables_are_shared_with_host_code();
     return CHECK_DONE();

@@ -102,6 +102,24 @@ check callee_inlined_call warp_callee _Z13sum_in_branchPKiPi "1 32 0 in:i32:32:o
 check callee_noinline warp_callee _Z16called_in_branchPKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "do not call warp_sum_called here: the call at line 31 sits in a branch"
 check callee_branch_inside warp_callee _Z16branch_in_calleePKiPi "1 32 0 in:i32:32:ones out:i32:1" "*" "warp_callee.cu:40 (in half_step): in kernel branch_in_callee, block (0,0,0), thread (0,0,0): __shfl_down_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
 check shfl_inactive bugs _Z12shfl_partialPi "1 32 0 out:i32:32" "error 0|out0: 1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 30 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31" "do not execute it here"
+# a part of a warp per row, rows past the last one leaving early (kernels/row_warps.cu): the others shuffle,
+# vote and __syncwarp() with a full mask; lanes that wait only to exit count as exited (PTX ISA). Lanes
+# still alive that never run the shuffle, or run another one later, and a read of a leaving lane are found
+check rows_early_return row_warps _Z12early_returnPKfPfii "1 64 0 in:f32:200:iota out:f32:8 i=5 i=40" "error 0|out0: 780 2380 3980 5580 7180 0 0 0"
+check rows_loop_skipped row_warps _Z8row_loopPKfPfii "1 32 0 in:f32:120:iota out:f32:3 i=3 i=40" "error 0|out0: 780 2380 3980"
+check rows_loop_uneven row_warps _Z8row_loopPKfPfii "1 32 0 in:f32:400:iota out:f32:10 i=10 i=40" "error 0|out0: 780 2380 3980 5580 7180 8780 10380 11980 13580 15180"
+check rows_loop_vote row_warps _Z13row_loop_votePKfPjii "1 32 0 in:f32:400:iota out:u32:10 i=10 i=40" "error 0|out0: 254 254 254 254 0 0 0 0 0 0"
+check rows_alive_skip row_warps _Z10alive_skipPKfPf "1 32 0 in:f32:32:iota out:f32:32" "*" "names lanes 0xffffffff as members, but lanes 0xffff0000 of them do not execute it here"
+check rows_arrive_later row_warps _Z12arrive_laterPKfPfii "1 32 0 in:f32:400:iota out:f32:32 i=5 i=40" "*" "in kernel arrive_later, block (0,0,0), thread (0,0,0): __shfl_xor_sync (shfl.sync) names lanes 0xffffffff as members, but lanes 0xffffff00"
+check rows_read_leaving row_warps _Z13read_returnedPKfPfi "1 32 0 in:f32:32:iota out:f32:32 i=3" "*" "reads the value of lane 24, but the thread in lane 24 has nothing left to run but its exit"
+# clusters (__cluster_dims__) whose blocks synchronise through distributed shared memory without a cluster
+# barrier (a release/acquire flag, atomics of every block on one word) or with the split barrier (arrive,
+# work, wait); no finding
+check cluster_flag cluster_flags _Z12flag_handoffPi "2 32 0 out:i32:32" "error 0|out0: 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131"
+check cluster_atomics cluster_flags _Z15atomic_countersPi "8 32 0 out:i32:16" "error 0|out0: 40 40 40 40 40 40 40 40 40 40 40 40 40 40 40 40"
+check cluster_split_barrier cluster_flags _Z13split_barrierPi "2 64 0 out:i32:128" "error 0|out0: 1 11 21 31 41 51 61 71 81 91 101 111 121 131 141 151 161 171 181 191 201 211 221 231 241 251 261 271 281 291 301 311 321 331 341 351 361 371 381 391 ... sum=40384"
+# cp.async from global into shared memory, a tail with a source size below 16 zero-filled (kernels/cp_async.cu)
+check cp_async cp_async _Z10staged_sumPKfPfi "1 64 0 in:f32:250:iota out:f32:64 i=250" "error 0|out0: 28 60 92 124 156 188 220 252 284 316 348 380 412 444 476 508 540 572 604 636 668 700 732 764 796 828 860 892 924 956 988 1020 1052 1084 1116 1148 1180 1212 1244 1276 ... sum=62250"
 # races on global memory: between lanes, between blocks, an atomic after another block's plain store,
 # and a last-block-done without __threadfence(); the fenced one and other correct forms are accepted
 check plain_total global_races _Z11plain_totalPKiPi "2 64 0 in:i32:128:ones out:i32:1" "error 0|out0: 4" "global_races.cu:6 (the read): in kernel plain_total, block (0,0,0), thread (32,0,0): reads out[0] in global memory, which thread (31,0,0) of another warp of this block wrote with nothing ordering the two: a race on global memory"

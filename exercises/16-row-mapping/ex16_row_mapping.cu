@@ -1,0 +1,773 @@
+// ex16_row_mapping.cu - exercise 16: who reduces a row. A row of up to 1024 values to a warp (or a part of
+// one: several rows per warp), held in registers; a longer row to a block, held in shared memory; a row too
+// long for one block's shared memory to a thread-block cluster, whose blocks each hold a slice and combine
+// their partial results through distributed shared memory. One dispatch chooses; softmax, LayerNorm, RMSNorm
+// and row statistics all run through the same paths.
+//
+// Read lesson.md in this folder first. Fill in the TODOs in order and run `make ex16`.
+// The operations (exercises 13 to 15), the 16-byte packs, the slots of a row, the copies into shared memory
+// and the launchers are done. Your part: the warp path's lanes and loads and its butterfly, the stage the
+// block path reads and its wait, the cluster's exchange of partial results, and the dispatch's choice.
+#include <cuda_pipeline_primitives.h>
+#include <stdint.h>
+
+#define FULL_MASK 0xffffffffu
+#define LOG2E 1.4426950408889634f
+
+// ---- Values: stored as T, computed in float -----------------------------------------------------------------
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+// P values of T as one access of P * sizeof(T) bytes: 16 bytes, one LDG.128 or STG.128 a thread. The bits
+// travel as 32-bit words holding two 16-bit values each.
+__device__ __forceinline__ float2 unpack2(unsigned w, __half) { return __half22float2(*reinterpret_cast<__half2 *>(&w)); }
+__device__ __forceinline__ float2 unpack2(unsigned w, __nv_bfloat16)
+{
+    return __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 *>(&w));
+}
+__device__ __forceinline__ unsigned pack2(float a, float b, __half)
+{
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<unsigned *>(&h);
+}
+__device__ __forceinline__ unsigned pack2(float a, float b, __nv_bfloat16)
+{
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<unsigned *>(&h);
+}
+template <int N>
+__device__ __forceinline__ void load_words(const void *p, unsigned (&w)[N])
+{
+    if constexpr (N == 4) {
+        uint4 v = *reinterpret_cast<const uint4 *>(p);
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    } else if constexpr (N == 2) {
+        uint2 v = *reinterpret_cast<const uint2 *>(p);
+        w[0] = v.x, w[1] = v.y;
+    } else {
+        w[0] = *reinterpret_cast<const unsigned *>(p);
+    }
+}
+// To global memory. Written in PTX: nvcc splits a uint4 store it cannot prove aligned into four 4-byte ones.
+template <int N>
+__device__ __forceinline__ void store_words(void *p, const unsigned (&w)[N])
+{
+    if constexpr (N == 4)
+        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                     : "memory");
+    else if constexpr (N == 2)
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+    else
+        *reinterpret_cast<unsigned *>(p) = w[0];
+}
+template <typename T, int P>
+__device__ __forceinline__ void load_pack(const T *p, float (&x)[P])
+{
+    if constexpr (P == 1) {
+        x[0] = to_float(*p);
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned w[P];
+        load_words<P>(p, w);
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            x[j] = __uint_as_float(w[j]);
+    } else {
+        unsigned w[P / 2];
+        load_words<P / 2>(p, w);
+#pragma unroll
+        for (int j = 0; j < P / 2; j++) {
+            float2 f = unpack2(w[j], T());
+            x[2 * j] = f.x, x[2 * j + 1] = f.y;
+        }
+    }
+}
+template <typename T, int P>
+__device__ __forceinline__ void store_pack(T *p, const float (&x)[P])
+{
+    if constexpr (P == 1) {
+        *p = from_float<T>(x[0]);
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned w[P];
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            w[j] = __float_as_uint(x[j]);
+        store_words<P>(p, w);
+    } else {
+        unsigned w[P / 2];
+#pragma unroll
+        for (int j = 0; j < P / 2; j++)
+            w[j] = pack2(x[2 * j], x[2 * j + 1], T());
+        store_words<P / 2>(p, w);
+    }
+}
+template <typename T> constexpr int pack_of() { return 16 / sizeof(T); }
+
+// ---- The operations: what is reduced, how two partial results combine, what becomes of each value --------
+// Each gives Acc (a partial result) with identity(), combine() and shfl_xor(); local(each): what a thread
+// adds up from the values it holds (each(f) calls f on every one of them, by reference); finish(): the
+// row's statistics from the combined Acc; apply(): each value's output (kPerElement) or write_row(): the
+// row's (row statistics).
+
+__device__ __forceinline__ float shfl_xor_f(float v, int offset, int width)
+{
+    return __shfl_xor_sync(FULL_MASK, v, offset, width);
+}
+// 2^x in one MUFU.EX2; results below 2^-126 are flushed to 0 (an output below 1e-38 becomes 0).
+__device__ __forceinline__ float exp2_ftz(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// Softmax (exercise 14): (m, d), the largest x and the sum of exp(x - m); the pair stands for d * e^m.
+struct SoftmaxOp {
+    struct Acc { float m, d; };
+    struct Stats { float m_log2e, inv; };
+    struct Params {};
+    static constexpr bool kPerElement = true;
+    __device__ static Acc identity() { return {-INFINITY, 0.0f}; }
+    __device__ static Acc shfl_xor(Acc v, int o, int w) { return {shfl_xor_f(v.m, o, w), shfl_xor_f(v.d, o, w)}; }
+    __device__ static Acc combine(Acc a, Acc b)
+    {
+        if (a.m == -INFINITY)
+            return b;
+        if (b.m == -INFINITY)
+            return a;
+        float m = fmaxf(a.m, b.m);
+        return {m, a.d * exp2_ftz((a.m - m) * LOG2E) + b.d * exp2_ftz((b.m - m) * LOG2E)};
+    }
+    // The thread's values twice: their max, then the sum of exp(x - max) = 2^(x log2 e - max log2 e), one
+    // FFMA and one MUFU.EX2 each. Each value becomes its exp: a thread that keeps its values in registers
+    // then needs no second exp to write.
+    template <class Each> __device__ static Acc local(Each each)
+    {
+        float m = -INFINITY, d = 0.0f;
+        each([&](float &x) { m = fmaxf(m, x); });
+        float ml = m == -INFINITY ? 0.0f : m * LOG2E;
+        each([&](float &x) {
+            x = exp2_ftz(fmaf(x, LOG2E, -ml));
+            d += x;
+        });
+        return {m, d};
+    }
+    __device__ static Stats finish(Acc a, int, Params) { return {a.m * LOG2E, 1.0f / a.d}; }
+    // mine: where v holds exp(x - m') already (m' the thread's own max, from its local()), a rescale.
+    template <int P> __device__ static void apply(float (&v)[P], long, Stats s, Params, const Acc *mine)
+    {
+        if (mine) {
+            float scale = exp2_ftz(mine->m * LOG2E - s.m_log2e) * s.inv;
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                v[j] *= scale;
+        } else {
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                v[j] = exp2_ftz(fmaf(v[j], LOG2E, -s.m_log2e)) * s.inv;
+        }
+    }
+    __device__ static void write_row(void *, long, Stats) {}
+};
+
+// P weights (in the input's type, as PyTorch's) from column c: one access where c is a multiple of P.
+template <typename W, int P>
+__device__ __forceinline__ void load_weights(const W *q, long c, float (&g)[P])
+{
+    if (c % P == 0) {
+        load_pack<W, P>(q + c, g);
+    } else {
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            g[j] = to_float(q[c + j]);
+    }
+}
+
+// LayerNorm (exercise 15): Welford's (n, mean, m2). A thread's own values give an exact two-pass triple;
+// triples combine by Chan's formula, so nothing computes E[x^2] - E[x]^2.
+template <typename W>
+struct LayerNormOp {
+    struct Acc { float n, mean, m2; };
+    struct Stats { float mean, rstd; };
+    struct Params { const W *gamma, *beta; float eps; };
+    static constexpr bool kPerElement = true;
+    __device__ static Acc identity() { return {0.0f, 0.0f, 0.0f}; }
+    __device__ static Acc shfl_xor(Acc v, int o, int w)
+    {
+        return {shfl_xor_f(v.n, o, w), shfl_xor_f(v.mean, o, w), shfl_xor_f(v.m2, o, w)};
+    }
+    __device__ static Acc combine(Acc a, Acc b)
+    {
+        if (a.n == 0.0f)
+            return b;
+        if (b.n == 0.0f)
+            return a;
+        float n = a.n + b.n, delta = b.mean - a.mean, wb = b.n / n;
+        return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
+    }
+    template <class Each> __device__ static Acc local(Each each)
+    {
+        float n = 0.0f, sum = 0.0f, m2 = 0.0f;
+        each([&](float &x) {
+            n += 1.0f;
+            sum += x;
+        });
+        float mean = n > 0.0f ? sum / n : 0.0f;
+        each([&](float &x) { m2 += (x - mean) * (x - mean); });
+        return {n, mean, m2};
+    }
+    __device__ static Stats finish(Acc a, int cols, Params p) { return {a.mean, rsqrtf(a.m2 / cols + p.eps)}; }
+    template <int P> __device__ static void apply(float (&v)[P], long c, Stats s, Params p, const Acc *)
+    {
+        float g[P], b[P];
+        load_weights<W, P>(p.gamma, c, g);
+        load_weights<W, P>(p.beta, c, b);
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            v[j] = (v[j] - s.mean) * s.rstd * g[j] + b[j];
+    }
+    __device__ static void write_row(void *, long, Stats) {}
+};
+
+// RMSNorm (exercise 15): the sum of squares.
+template <typename W>
+struct RmsNormOp {
+    using Acc = float;
+    struct Stats { float rstd; };
+    struct Params { const W *gamma; float eps; };
+    static constexpr bool kPerElement = true;
+    __device__ static Acc identity() { return 0.0f; }
+    __device__ static Acc shfl_xor(Acc v, int o, int w) { return shfl_xor_f(v, o, w); }
+    __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+    template <class Each> __device__ static Acc local(Each each)
+    {
+        float sq = 0.0f;
+        each([&](float &x) { sq += x * x; });
+        return sq;
+    }
+    __device__ static Stats finish(Acc a, int cols, Params p) { return {rsqrtf(a / cols + p.eps)}; }
+    template <int P> __device__ static void apply(float (&v)[P], long c, Stats s, Params p, const Acc *)
+    {
+        float g[P];
+        load_weights<W, P>(p.gamma, c, g);
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            v[j] = v[j] * s.rstd * g[j];
+    }
+    __device__ static void write_row(void *, long, Stats) {}
+};
+
+// Row statistics (exercise 13): the mean and the L2 norm, from the sum and the sum of squares; each value is
+// needed once, so no path keeps the row.
+struct RowStatsOp {
+    struct Acc { float sum, sq; };
+    struct Stats { float mean, norm; };
+    struct Params {};
+    static constexpr bool kPerElement = false;
+    __device__ static Acc identity() { return {0.0f, 0.0f}; }
+    __device__ static Acc shfl_xor(Acc v, int o, int w) { return {shfl_xor_f(v.sum, o, w), shfl_xor_f(v.sq, o, w)}; }
+    __device__ static Acc combine(Acc a, Acc b) { return {a.sum + b.sum, a.sq + b.sq}; }
+    template <class Each> __device__ static Acc local(Each each)
+    {
+        Acc a = {0.0f, 0.0f};
+        each([&](float &x) {
+            a.sum += x;
+            a.sq += x * x;
+        });
+        return a;
+    }
+    __device__ static Stats finish(Acc a, int cols, Params) { return {a.sum / cols, sqrtf(a.sq)}; }
+    template <int P> __device__ static void apply(float (&)[P], long, Stats, Params, const Acc *) {}
+    __device__ static void write_row(float *y, long row, Stats s)
+    {
+        y[2 * row] = s.mean;
+        y[2 * row + 1] = s.norm;
+    }
+};
+
+// ---- Clusters (compute capability 9.0): the few PTX instructions that cooperative_groups' this_cluster()
+// wraps (block_rank(), num_blocks(), sync(), map_shared_rank()), written out: including
+// <cooperative_groups.h> costs every compile of this file seconds.
+__device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ unsigned cluster_blocks()
+{
+    unsigned n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+    return n;
+}
+// Every thread of every block of the cluster arrives, then waits for all: what each wrote before (shared
+// memory included) is visible to all after (release, then acquire).
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+// The value at p in the shared memory of the cluster's block `rank` (p: an address in this block's).
+template <typename V>
+__device__ __forceinline__ V cluster_load(const V *p, unsigned rank)
+{
+    static_assert(sizeof(V) % 4 == 0, "read in 32-bit words");
+    unsigned local = (unsigned)__cvta_generic_to_shared(p), remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    V v;
+    unsigned *w = reinterpret_cast<unsigned *>(&v);
+    for (int i = 0; i < (int)(sizeof(V) / 4); i++)
+        asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(w[i]) : "r"(remote + 4 * i));
+    return v;
+}
+
+// ---- Combining partial results (exercise 13's butterfly and block all-reduce) ----------------------------------
+// Every lane computes combine(lower lane's value, upper lane's value): the same operands in the same order
+// in both lanes of a pair, so all end with the same bits even where combine rounds asymmetrically.
+template <typename Op, typename Acc>
+__device__ __forceinline__ Acc butterfly(Acc v, int width)
+{
+    for (int offset = width / 2; offset > 0; offset /= 2) {
+        Acc other = Op::shfl_xor(v, offset, width);
+        v = (threadIdx.x & offset) ? Op::combine(other, v) : Op::combine(v, other);
+    }
+    return v;
+}
+// The block's combined value, in every thread. Every thread calls it; its last barrier lets a kernel call
+// it again at once.
+template <typename Op, typename Acc>
+__device__ Acc block_allreduce(Acc v)
+{
+    __shared__ Acc warp_vals[32];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    v = butterfly<Op>(v, 32);
+    if (lane == 0)
+        warp_vals[warp] = v;
+    __syncthreads();
+    v = butterfly<Op>(lane < warps ? warp_vals[lane] : Op::identity(), 32);
+    __syncthreads();
+    return v;
+}
+
+// ---- A range of a row, in slots of P values ----------------------------------------------------------------
+// Columns [c0, c1) of a row starting at x sit in slots of P values that begin at 16-byte boundaries: the
+// first slot (the head) and the last (the tail) may be partial. shift is where c0 falls in its slot. Thread
+// t owns slots t, t + threads, ...: which slots a thread owns does not depend on the row, so a thread that
+// keeps its slots in shared memory reads back only what it wrote itself, row after row, with no barrier.
+struct Slots {
+    long c0, c1;
+    int shift, count;
+};
+template <typename T, int P>
+__device__ __forceinline__ Slots slots_of(const T *x, long c0, long c1)
+{
+    int shift = (int)(((uintptr_t)(x + c0) / sizeof(T)) % P);
+    return {c0, c1, shift, (int)((c1 - c0 + shift + P - 1) / P)};
+}
+// f(col, slot) for each whole slot of thread t; g(col, slot, j) for each column of its partial slots.
+template <int P, typename FPack, typename FOne>
+__device__ __forceinline__ void walk_slots(Slots s, int t, int threads, FPack f, FOne g)
+{
+    int first = s.shift ? 1 : 0;                                       // slot 0 is partial
+    int last = (s.c1 - s.c0 + s.shift) % P ? s.count - 1 : s.count;   // the last slot is partial
+    int k = t < first ? t + threads : t;
+#pragma unroll 4
+    for (; k < last; k += threads)
+        f(s.c0 - s.shift + (long)k * P, k);
+    auto partial = [&](int k) {
+        long col = s.c0 - s.shift + (long)k * P;
+        for (int j = 0; j < P; j++)
+            if (col + j >= s.c0 && col + j < s.c1)
+                g(col + j, k, j);
+    };
+    if (first && t == 0)
+        partial(0);
+    if (last < s.count && last >= first && last % threads == t)
+        partial(last);
+}
+
+// ---- Path 1: a warp per row, or several rows per warp; the row in registers ----------------------------------
+// W lanes own a row (W = 32: a warp; 16, 8, 4: 2, 4, 8 rows per warp); lane l holds packs l, l + W, ... of
+// its row, PACKS of them (P values each), in registers: the row is read once, and the reduction is a
+// butterfly of width W, with no shared memory and no barrier. A row past the last leaves its lanes idle
+// but present, so every shuffle has its 32 lanes.
+template <typename T, typename O, typename Op, int P, int PACKS>
+__global__ void __launch_bounds__(128) warp_rows(const T *__restrict__ x, O *__restrict__ y, long rows, int cols,
+                                                 int W, typename Op::Params prm)
+{
+    float v[PACKS][P];
+    bool ok[PACKS];
+    // TODO 1: this thread's row (W threads a row, counted over the whole grid) and its place l among the row's
+    //         W lanes; then for each of its packs i: its column, (i * W + l) * P, whether that pack lies in the
+    //         matrix (ok[i]: the row exists and the column is inside it), and if so its P values into v[i]
+    //         (load_pack).
+    int l = 0;
+    long row = rows;   // no row yet
+#pragma unroll
+    for (int i = 0; i < PACKS; i++)
+        ok[i] = false;
+    auto each = [&](auto f) {
+#pragma unroll
+        for (int i = 0; i < PACKS; i++)
+            if (ok[i])
+#pragma unroll
+                for (int j = 0; j < P; j++)
+                    f(v[i][j]);
+    };
+    typename Op::Acc mine = Op::local(each);
+    // TODO 2: all = the row's partial results combined, in each of its W lanes: the butterfly of exercise 13
+    //         (butterfly<Op> below), over the row's own lanes and no others.
+    typename Op::Acc all = mine;
+    typename Op::Stats s = Op::finish(all, cols, prm);
+    if constexpr (Op::kPerElement) {
+#pragma unroll
+        for (int i = 0; i < PACKS; i++) {
+            int col = (i * W + l) * P;
+            if (ok[i]) {
+                Op::template apply<P>(v[i], col, s, prm, &mine);
+                store_pack<O, P>(y + row * cols + col, v[i]);
+            }
+        }
+    } else if (row < rows && l == 0) {
+        Op::write_row(y, row, s);
+    }
+}
+
+// ---- Paths 2 and 3: a block per row, or a cluster of K blocks per row; the row (the slice) in shared memory ----
+// Block b of a cluster of K takes columns [c0, c1) of its rows. The blocks stay resident and stride over
+// the rows (a cluster over rows); each keeps two stages of its slice in shared memory: while it reduces and
+// writes one row, the next row's slice is on its way (cp.async, 16 bytes a thread, into this thread's own
+// slots). With K > 1 the blocks' partial results meet in distributed shared memory: each block combines
+// all K in rank order, so all get the same bits; one cluster barrier a row, the partials kept in two slots
+// by the row's parity. An operation that needs each value once (row statistics) reads global memory
+// directly and keeps nothing.
+template <typename T, typename O, typename Op, int P>
+__global__ void __launch_bounds__(1024) block_rows(const T *__restrict__ x, O *__restrict__ y, long rows, int cols,
+                                                   int stage_elems, typename Op::Params prm)
+{
+    constexpr bool kKeep = Op::kPerElement;
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ typename Op::Acc part[2];
+    int K = 1, rank = 0;
+#if __CUDA_ARCH__ >= 900
+    K = cluster_blocks(), rank = cluster_rank();
+#endif
+    int t = threadIdx.x, threads = blockDim.x;
+    long per = ((cols + K - 1) / K + P - 1) / P * P;
+    long c0 = rank * per < cols ? rank * per : cols, c1 = c0 + per < cols ? c0 + per : cols;
+    long stride = gridDim.x / K;
+    T *stages = reinterpret_cast<T *>(smem);   // stage i at stages + i * stage_elems
+
+    // Row r's slice into a stage: whole slots by cp.async, partial ones value by value.
+    auto prefetch = [&](long r, T *dst) {
+        const T *xr = x + r * cols;
+        walk_slots<P>(slots_of<T, P>(xr, c0, c1), t, threads,
+                      [&](long c, int k) { __pipeline_memcpy_async(dst + k * P, xr + c, 16); },
+                      [&](long c, int k, int j) { dst[k * P + j] = xr[c]; });
+    };
+    long r = blockIdx.x / K;
+    if (kKeep && r < rows)
+        prefetch(r, stages);
+    __pipeline_commit();
+    for (int it = 0; r < rows; r += stride, it++) {
+        // TODO 3: cur = the stage that holds this row (the block's row number it went to stage it & 1, which
+        //         starts at stages + (it & 1) * stage_elems); and after the next row's copies are on their way,
+        //         wait until this thread's copies of this row have landed (__pipeline_wait_prior(N) waits until
+        //         at most N of the thread's newest groups are still in flight).
+        T *cur = stages;
+        if (kKeep) {
+            if (r + stride < rows)
+                prefetch(r + stride, stages + ((it + 1) & 1) * stage_elems);
+            __pipeline_commit();
+        }
+        const T *xr = x + r * cols;
+        Slots s = slots_of<T, P>(xr, c0, c1);
+        auto each = [&](auto f) {
+            walk_slots<P>(s, t, threads,
+                          [&](long c, int k) {
+                              float v[P];
+                              if (kKeep)
+                                  load_pack<T, P>(cur + k * P, v);
+                              else
+                                  load_pack<T, P>(xr + c, v);
+#pragma unroll
+                              for (int j = 0; j < P; j++)
+                                  f(v[j]);
+                          },
+                          [&](long c, int k, int j) {
+                              float v = to_float(kKeep ? cur[k * P + j] : xr[c]);
+                              f(v);
+                          });
+        };
+        typename Op::Acc a = block_allreduce<Op>(Op::local(each));
+#if __CUDA_ARCH__ >= 900
+        if (K > 1) {
+            // TODO 4: the cluster's partial results: thread 0 puts its block's, a, in the slot of this row's
+            //         parity, part[it & 1]; the cluster barrier (cluster_sync) makes every block's visible;
+            //         then lane r of each warp reads block r's (cluster_load) for r < K, Op::identity() in the
+            //         other lanes, and a butterfly of 32 lanes combines them in rank order, the same in every
+            //         block.
+        }
+#endif
+        typename Op::Stats st = Op::finish(a, cols, prm);
+        if constexpr (kKeep) {
+            O *yr = y + r * cols;
+            auto one = [&](long c, int k, int j) {
+                float v[1] = {to_float(cur[k * P + j])};
+                Op::template apply<1>(v, c, st, prm, nullptr);
+                yr[c] = from_float<O>(v[0]);
+            };
+            if (slots_of<O, P>(yr, c0, c1).shift == s.shift) {
+                walk_slots<P>(s, t, threads,
+                              [&](long c, int k) {
+                                  float v[P];
+                                  load_pack<T, P>(cur + k * P, v);
+                                  Op::template apply<P>(v, c, st, prm, nullptr);
+                                  store_pack<O, P>(yr + c, v);
+                              },
+                              one);
+            } else {   // the output's 16-byte boundaries fall elsewhere: value by value
+                walk_slots<P>(s, t, threads,
+                              [&](long c, int k) {
+                                  for (int j = 0; j < P; j++)
+                                      one(c + j, k, j);
+                              },
+                              one);
+            }
+        } else if (rank == 0 && t == 0) {
+            Op::write_row(y, r, st);
+        }
+    }
+#if __CUDA_ARCH__ >= 900
+    // TODO 5: a block's shared memory ends with it: before any block of a cluster leaves, every other must have
+    //         read its partials. One more cluster barrier, for clusters of more than one block.
+#endif
+}
+
+// ---- Path 4: a block per row that reads the row again for each pass ----------------------------------------
+// For a row too long for shared memory on a GPU without clusters: the second and third reads come from
+// L2 while the rows in flight fit there.
+template <typename T, typename O, typename Op, int P>
+__global__ void __launch_bounds__(1024) reread_rows(const T *__restrict__ x, O *__restrict__ y, int cols,
+                                                    typename Op::Params prm)
+{
+    int t = threadIdx.x, threads = blockDim.x;
+    long r = blockIdx.x;
+    const T *xr = x + r * cols;
+    Slots s = slots_of<T, P>(xr, 0, cols);
+    auto each = [&](auto f) {
+        walk_slots<P>(s, t, threads,
+                      [&](long c, int) {
+                          float v[P];
+                          load_pack<T, P>(xr + c, v);
+#pragma unroll
+                          for (int j = 0; j < P; j++)
+                              f(v[j]);
+                      },
+                      [&](long c, int, int) {
+                          float v = to_float(xr[c]);
+                          f(v);
+                      });
+    };
+    typename Op::Stats st = Op::finish(block_allreduce<Op>(Op::local(each)), cols, prm);
+    if constexpr (Op::kPerElement) {
+        O *yr = y + r * cols;
+        for (long c = t; c < cols; c += threads) {
+            float v[1] = {to_float(xr[c])};
+            Op::template apply<1>(v, c, st, prm, nullptr);
+            yr[c] = from_float<O>(v[0]);
+        }
+    } else if (t == 0) {
+        Op::write_row(y, r, st);
+    }
+}
+
+// ---- The dispatch: the one place that knows every path ---------------------------------------------------------
+
+enum { ROWS_AUTO_ = 0, ROWS_WARP_ = 1, ROWS_BLOCK_ = 2, ROWS_CLUSTER_ = 3, ROWS_REREAD_ = 4 };
+
+struct RowsDevice {
+    int sms, smem_optin, clusters;
+};
+static const RowsDevice &rows_device()
+{
+    static RowsDevice d = {0, 0, 0};
+    if (!d.sms) {
+        int dev = 0, major = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
+        cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        d.clusters = major >= 9;
+    }
+    return d;
+}
+
+// Rows of cols values in packs of P: W lanes a row and PACKS packs a lane, W * PACKS * P >= cols. W is a
+// power of two from 4 (fewer lanes would save nothing) to 32; only PACKS, the registers a lane holds, needs
+// a kernel of its own.
+template <typename T, typename O, typename Op, int PACKS>
+static int launch_warp(const T *x, O *y, long rows, int cols, int W, typename Op::Params prm)
+{
+    long blocks = (rows * W + 127) / 128;
+    warp_rows<T, O, Op, pack_of<T>(), PACKS><<<(unsigned)blocks, 128>>>(x, y, rows, cols, W, prm);
+    return ROWS_WARP_;
+}
+template <typename T, typename O, typename Op>
+static int warp_path(const T *x, O *y, long rows, int cols, typename Op::Params prm)
+{
+    constexpr int P = pack_of<T>();
+    int packs = (cols + P - 1) / P, W = 4;
+    while (W < 32 && W < packs)
+        W *= 2;
+    if (packs <= 32) return launch_warp<T, O, Op, 1>(x, y, rows, cols, W, prm);
+    if (packs <= 64) return launch_warp<T, O, Op, 2>(x, y, rows, cols, 32, prm);
+    if (packs <= 128) return launch_warp<T, O, Op, 4>(x, y, rows, cols, 32, prm);
+    if constexpr (P <= 4) if (packs <= 256) return launch_warp<T, O, Op, 8>(x, y, rows, cols, 32, prm);
+    return 0;
+}
+
+// Threads for a row of `slots` 16-byte slots spread over K blocks: about 16 slots a thread in all (the
+// loads each thread keeps in flight), 128 to 1024 a block.
+static int row_threads(long slots, int K)
+{
+    int threads = 128;
+    while (threads < 1024 && (long)threads * K * 16 < slots)
+        threads *= 2;
+    return threads;
+}
+
+// A block (K = 1) or a cluster of K blocks per row, as many resident as fit, striding over the rows.
+template <typename T, typename O, typename Op>
+static int launch_blocks(const T *x, O *y, long rows, int cols, typename Op::Params prm, int K)
+{
+    constexpr int P = pack_of<T>();
+    auto kernel = block_rows<T, O, Op, P>;
+    const RowsDevice &dev = rows_device();
+    if (K > 1 && !dev.clusters)
+        return 0;
+    static size_t smem_max = 0;
+    if (!smem_max) {   // shared memory above 48 KB, and clusters of 16, only on request
+        cudaFuncAttributes fa = {};
+        cudaFuncGetAttributes(&fa, kernel);
+        smem_max = dev.smem_optin - fa.sharedSizeBytes;   // the opt-in counts the static shared memory too
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max);
+        if (dev.clusters)
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    }
+    long per = ((cols + K - 1) / K + P - 1) / P * P;
+    int stage_elems = (int)(per + P);
+    size_t smem = Op::kPerElement ? 2 * stage_elems * sizeof(T) : 0;   // two stages of the slice
+    if (smem > smem_max)
+        return 0;
+    int threads = row_threads((cols + P - 1) / P, K);
+    cudaLaunchConfig_t cfg = {};
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = K;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = K > 1 ? 1 : 0;
+    long resident = 0;
+    if (K > 1) {
+        int clusters = 0;
+        cfg.gridDim = dim3(K);
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess)
+            cudaGetLastError();
+        resident = clusters;
+    } else {
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+        resident = (long)per_sm * dev.sms;
+    }
+    if (resident == 0)
+        return 0;
+    cfg.gridDim = dim3((unsigned)((rows < resident ? rows : resident) * K));
+    if (cudaLaunchKernelEx(&cfg, kernel, x, y, rows, cols, stage_elems, prm) != cudaSuccess) {
+        cudaGetLastError();   // a shape this GPU cannot launch is not the caller's error
+        return 0;
+    }
+    return K > 1 ? ROWS_CLUSTER_ : ROWS_BLOCK_;
+}
+
+template <typename T, typename O, typename Op>
+static int launch_reread(const T *x, O *y, long rows, int cols, typename Op::Params prm)
+{
+    constexpr int P = pack_of<T>();
+    reread_rows<T, O, Op, P><<<(unsigned)rows, row_threads((cols + P - 1) / P, 1)>>>(x, y, cols, prm);
+    return ROWS_REREAD_;
+}
+
+// The smallest cluster whose blocks' two stages fit in shared memory (a slice of at most 100 KB), up to 16.
+static int cluster_for(long row_bytes)
+{
+    int K = 1;
+    while (K < 16 && row_bytes / K > 100 * 1024)
+        K *= 2;
+    return K;
+}
+
+// Rows of up to 1024 values that start on 16-byte boundaries: (parts of) warps, in registers. Longer rows,
+// or rows the warps cannot load in 16-byte packs: a block each while two stages of the row fit in shared
+// memory; longer still, the smallest cluster whose slices fit; without clusters, a block that reads the
+// row again. An operation that reads each value once needs no shared memory: a block per row.
+template <typename T, typename O, typename Op>
+static int rows_run(const T *x, O *y, long rows, int cols, typename Op::Params prm, int path)
+{
+    constexpr int P = pack_of<T>();
+    if (rows < 1 || cols < 1)
+        return 0;
+    bool packed = cols % P == 0 && (uintptr_t)x % 16 == 0 && (!Op::kPerElement || (uintptr_t)y % 16 == 0);
+    bool warp_fits = cols <= 1024 && packed;   // a warp's lanes hold the row, 16-byte packs of it
+    int K = cluster_for((long)cols * sizeof(T));
+    switch (path) {
+    case ROWS_WARP_: return warp_fits ? warp_path<T, O, Op>(x, y, rows, cols, prm) : 0;
+    case ROWS_BLOCK_: return launch_blocks<T, O, Op>(x, y, rows, cols, prm, 1);
+    case ROWS_CLUSTER_: return launch_blocks<T, O, Op>(x, y, rows, cols, prm, K > 1 ? K : 2);
+    case ROWS_REREAD_: return launch_reread<T, O, Op>(x, y, rows, cols, prm);
+    }
+    // The dispatch's own choice (path 0).
+    // TODO 6: the rows a warp holds (warp_fits) to the warp path; an operation that needs each value once
+    //         (!Op::kPerElement) to a block that reads the row (launch_reread): one read is all it needs; the
+    //         others to the smallest cluster whose slices fit, K (K = 1: a block per row), and where that
+    //         cannot launch (launch_blocks returns 0: too long, or no clusters), to launch_reread. Return the
+    //         path that ran.
+    return 0;
+}
+
+// ---- The contract (checker/contracts/ex16.h) ------------------------------------------------------------------
+
+extern "C" int softmax_rows(const float *d_in, float *d_out, int rows, int cols, int path)
+{
+    return rows_run<float, float, SoftmaxOp>(d_in, d_out, rows, cols, {}, path);
+}
+extern "C" int softmax_rows_f16(const __half *d_in, __half *d_out, int rows, int cols, int path)
+{
+    return rows_run<__half, __half, SoftmaxOp>(d_in, d_out, rows, cols, {}, path);
+}
+extern "C" int layernorm_rows_f16(const __half *d_in, const __half *d_gamma, const __half *d_beta, __half *d_out,
+                                  int rows, int cols, float eps, int path)
+{
+    return rows_run<__half, __half, LayerNormOp<__half>>(d_in, d_out, rows, cols, {d_gamma, d_beta, eps}, path);
+}
+extern "C" int rmsnorm_rows_bf16(const __nv_bfloat16 *d_in, const __nv_bfloat16 *d_gamma, __nv_bfloat16 *d_out,
+                                 int rows, int cols, float eps, int path)
+{
+    return rows_run<__nv_bfloat16, __nv_bfloat16, RmsNormOp<__nv_bfloat16>>(d_in, d_out, rows, cols, {d_gamma, eps},
+                                                                            path);
+}
+extern "C" int row_stats_rows_f16(const __half *d_in, float *d_out, int rows, int cols, int path)
+{
+    return rows_run<__half, float, RowStatsOp>(d_in, d_out, rows, cols, {}, path);
+}
+extern "C" int row_stats_rows_bf16(const __nv_bfloat16 *d_in, float *d_out, int rows, int cols, int path)
+{
+    return rows_run<__nv_bfloat16, float, RowStatsOp>(d_in, d_out, rows, cols, {}, path);
+}
