@@ -132,10 +132,11 @@ typedef struct harness_exercise {
 /* Runs the exercise's tests one at a time, each in its own process with a timeout, and prints each
  * test's lines of the report as it finishes. Options: --tap FILE, --xml FILE (results for tools),
  * --only TEXT (tests whose names contain it), --summary (a last line "RESULT passed=.. failed=..
- * skipped=.."), --second-opinion (the emulator after a GPU run: only what the GPU could not show),
- * --opinion-follows (a GPU run that the second opinion follows: its verdict only counts, the second one
- * says whether the exercise is done or what to fix).
- * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when tests were skipped. */
+ * skipped=.."), --results FILE (each test's verdict to FILE as it ends: the GPU's run on a GPU machine),
+ * --gpu-results FILE (the emulator's run there: one report, each test's line with the GPU's verdict from
+ * FILE beside its own; harness_merge.c).
+ * Exit status: 0 when every test that ran passed, 1 when one failed (on either backend) or a GPU verdict
+ * never came, 2 when tests were skipped. */
 int harness_run(const harness_exercise *ex, int argc, char **argv);
 
 /* ---- The report, for the runner (harness_print.c, harness_results.c) -------------------------------- */
@@ -159,6 +160,10 @@ void report_expect_tests(int count);
 /* Prints one test's lines: the ✓ or ✗ line and, for a failure, its message as the learner reads it. */
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset);
+/* The same with a tag in brackets after the name (in the learner's language: which backend showed it), or
+ * for HARNESS_NOT_RUN a "-" line whose tag says why the test did not run. */
+void report_test_tagged(const char *name, const char *tag, int outcome, const char *msg, double timeout,
+                        const char *green, const char *red, const char *reset);
 /* A failure's message as text for a file (TAP, XML): its lines with each finding in words, malloc'ed; *tools
  * receives one "finding: ..." line per finding (emu_record.h, EMU_ENCODE_TOOLS), malloc'ed too. */
 char *report_plain(const char *msg, char **tools);
@@ -482,3 +487,47 @@ void harness_forget_findings(void);
 int harness_explain_subset(const int *h, size_t n, int got, char *buf, size_t len);
 
 #endif /* HARNESS_EVIDENCE_H */
+
+/* ==== One report on a GPU machine (harness_merge.c) ===================================================
+ * The GPU's suite writes each test's verdict to a file as the test ends (--results FILE); the emulator's
+ * suite reads them (--gpu-results FILE) and prints one line per test with both verdicts. */
+#ifndef HARNESS_MERGE_H
+#define HARNESS_MERGE_H
+
+/* The GPU's side: starts the file (its backend's label, NULL when it found no device, and its timeout per
+ * test), adds a test's verdict (key: the test's untranslated name), and says that every verdict is in. */
+void merge_results_start(const char *path, const char *backend, double timeout);
+void merge_results_add(const char *key, const harness_result *r);
+void merge_results_end(void);
+
+/* The emulator's side: the verdicts the GPU's suite writes to path. A wait ends when the verdict comes, or
+ * when none can come: the GPU's run ended, or it wrote nothing for longer than its timeout per test and
+ * margin seconds. */
+typedef struct gpu_verdicts gpu_verdicts;
+gpu_verdicts *gpu_verdicts_open(const char *path, double margin);
+/* Waits for the GPU's run to start: the label of its backend ("the GPU (NVIDIA H100 80GB HBM3)"), NULL
+ * when it found no device or never started (*started says which). */
+const char *gpu_verdicts_backend(gpu_verdicts *v, int *started);
+/* 1 when key's verdict is in, or none will come: waiting for it would not wait. */
+int gpu_verdicts_has(gpu_verdicts *v, const char *key);
+/* Waits for key's verdict: NULL when none came (it is then counted as missing). */
+const harness_result *gpu_verdicts_wait(gpu_verdicts *v, const char *key);
+/* Waits for the GPU's run to end, as long as a verdict would be waited for. */
+void gpu_verdicts_finish(gpu_verdicts *v);
+void gpu_verdicts_close(gpu_verdicts *v);
+
+/* A test as the one report shows it. */
+typedef struct merged_test {
+    int outcome;          /* of the message shown: a test passes only where no backend failed it */
+    const char *message;  /* the emulator's when it failed (its findings name the cause), else the GPU's */
+    const char *tag;      /* which backend showed it ("fails on the GPU too"), or why it did not run; or NULL */
+} merged_test;
+/* The emulator's result (NOT_RUN where it does not run the test) beside the GPU's (NULL: no verdict). */
+merged_test merge_decide(const harness_result *emu, const harness_result *gpu);
+/* Waits for the GPU's verdict on key, then prints the test's lines (report_test_tagged). */
+merged_test merge_report_test(gpu_verdicts *v, const char *key, const char *name, const harness_result *emu,
+                              double timeout, const char *green, const char *red, const char *reset);
+/* When verdicts never came: one line that says what was seen; returns how many are missing. */
+int merge_report_missing(const gpu_verdicts *v);
+
+#endif /* HARNESS_MERGE_H */

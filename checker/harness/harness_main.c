@@ -81,8 +81,8 @@ static const char *paint(const char *code) { return use_colour ? code : ""; }
 typedef struct options {
     const char *tap, *xml, *only;
     int summary;
-    int second_opinion; /* the emulator after a GPU run: only what the GPU could not show */
-    int opinion_follows; /* a GPU run that the emulator's second opinion follows: it gives the verdict */
+    const char *results;     /* the GPU's suite on a GPU machine: each verdict to this file as it ends */
+    const char *gpu_results; /* the emulator's suite there: the GPU's verdicts, for one report of both */
 } options;
 
 static options parse_options(int argc, char **argv)
@@ -93,8 +93,8 @@ static options parse_options(int argc, char **argv)
         else if (!strcmp(argv[i], "--xml") && i + 1 < argc) o.xml = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) o.only = argv[++i];
         else if (!strcmp(argv[i], "--summary")) o.summary = 1;
-        else if (!strcmp(argv[i], "--second-opinion")) o.second_opinion = 1;
-        else if (!strcmp(argv[i], "--opinion-follows")) o.opinion_follows = 1;
+        else if (!strcmp(argv[i], "--results") && i + 1 < argc) o.results = argv[++i];
+        else if (!strcmp(argv[i], "--gpu-results") && i + 1 < argc) o.gpu_results = argv[++i];
         else fprintf(stderr, "checker: ignoring unknown option %s\n", argv[i]);
     }
     return o;
@@ -147,7 +147,7 @@ static const char *not_run_because(const harness_test *t, const char *backend)
 {
     if (t->needs != NEEDS_NOTHING && !backend) return _("skipped: no device");
     if (t->needs == NEEDS_GPU && backend_is_emulator()) return _("GPU only: more than the emulator holds");
-    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return _("graded by the emulator, below");
+    if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return _("graded by the emulator");
     return NULL;
 }
 
@@ -170,6 +170,34 @@ static void remember_endless_kernels(void)
     atexit(forget_endless_kernels);
 }
 
+/* "Running on BACKEND with seed S (SEED=S make exNN replays this run)." */
+static void say_running(const char *on, uint64_t seed, const char *number)
+{
+    /* A GPU's name can make this longer than the terminal's 100 columns: then the replay goes below. */
+    char line[900];
+    snprintf(line, sizeof line, _("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run)."),
+             on, seed, seed, number);
+    if (text_width(line, strlen(line)) <= 100) printf("%s\n", line);
+    else printf(_("Running on %s with seed %" PRIu64 "\n(SEED=%" PRIu64 " make ex%s replays this run).\n"),
+                on, seed, seed, number);
+}
+
+/* The same for one report of both backends: waits for the GPU's run to name its GPU (the first test of
+ * the emulator's has run meanwhile). Returns the GPU's label, NULL when it has none. */
+static const char *say_running_both(gpu_verdicts *gpu, const char *emulator, uint64_t seed, const char *number)
+{
+    int started;
+    const char *label = gpu_verdicts_backend(gpu, &started);
+    char both[700];
+    /* TRANSLATORS: the two backends a grade runs on: "the GPU (NVIDIA H100 80GB HBM3)", "the emulator on
+       CPU". */
+    if (label) snprintf(both, sizeof both, _("%s and %s"), label, emulator);
+    say_running(label ? both : emulator, seed, number);
+    if (started && !label) printf("%s\n", _("No GPU could run kernels here: every verdict is the emulator's."));
+    printf("\n");
+    return label;
+}
+
 int harness_run(const harness_exercise *ex, int argc, char **argv)
 {
     course_i18n_init();   /* before anything is said, and before the tests' processes are forked */
@@ -178,25 +206,22 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
     const char *no_colour = getenv("NO_COLOR"), *colour = getenv("COURSE_COLOR");
-    /* COURSE_COLOR=1: the report goes to a file that a terminal shows later (grade.sh's second opinion). */
+    /* COURSE_COLOR=1: the report goes to a file that a terminal shows later. */
     int tty = isatty(STDOUT_FILENO) || (colour && !strcmp(colour, "1"));
     use_colour = tty && !(no_colour && *no_colour);
     uint64_t seed = harness_seed();
     const char *backend = harness_backend();
     double timeout = test_timeout();
+    /* On a GPU machine: the GPU's run writes its verdicts, the emulator's prints one report of both. */
+    if (opt.results) merge_results_start(opt.results, backend, timeout);
+    gpu_verdicts *gpu = opt.gpu_results && backend_is_emulator() ? gpu_verdicts_open(opt.gpu_results, 30) : NULL;
+    const char *gpu_label = NULL;
 
-    if (!opt.second_opinion) printf(_("%sExercise %s: %s%s\n"), BOLD, ex->number, _(ex->title), RESET);
-    if (backend && opt.second_opinion)
-        printf(_("Running on %s with seed %" PRIu64 ".\n"), backend, seed);
-    else if (backend) {
-        /* A GPU's name can make this longer than the terminal's 100 columns: then the replay goes below. */
-        char line[600];
-        snprintf(line, sizeof line, _("Running on %s with seed %" PRIu64 " (SEED=%" PRIu64 " make ex%s replays this run)."),
-                 backend, seed, seed, ex->number);
-        if (text_width(line, strlen(line)) <= 100) printf("%s\n\n", line);
-        else printf(_("Running on %s with seed %" PRIu64 "\n(SEED=%" PRIu64 " make ex%s replays this run).\n\n"),
-                    backend, seed, seed, ex->number);
-    }
+    printf(_("%sExercise %s: %s%s\n"), BOLD, ex->number, _(ex->title), RESET);
+    if (gpu)
+        ;   /* said before the first test's line, once the GPU's run has named its GPU */
+    else if (backend)
+        say_running(backend, seed, ex->number), printf("\n");
     else
         printf("%s", _("No GPU was found and this build of the checker has no emulator, so the tests that run\n"
                        "kernels are skipped; only the tests that need no device run.\n\n"));
@@ -222,12 +247,12 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     for (const harness_test *t = ex->tests; t->name; t++) {
         count++;
         listed_ahead += (!opt.only || strstr(t->name, opt.only) || strstr(_(t->name), opt.only)) &&
-                        !not_run_because(t, backend);   /* the tests report_test will show */
+                        (gpu || !not_run_because(t, backend));   /* the tests report_test will show */
     }
     report_expect_tests(listed_ahead);
     harness_result *results = calloc((size_t)count + 1, sizeof *results);
     if (!results) return 2;
-    int ran = 0, failed = 0, skipped = 0, agreed = 0, all_unwritten = 1, listed = 0, timed_out = 0;
+    int ran = 0, failed = 0, skipped = 0, all_unwritten = 1, listed = 0, timed_out = 0, header_due = gpu != NULL;
     double start = now_seconds();
     for (const harness_test *t = ex->tests; t->name; t++) {
         /* The test's name in the learner's language (--only finds it by either). */
@@ -238,71 +263,69 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (why) {
             *r = (harness_result){.name = name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
             skipped += t->needs != NEEDS_NOTHING && !backend;
-            /* The reason in brackets, full-width ones in Chinese, which take no space before them. */
-            char bracketed[512];
-            /* TRANSLATORS: why a test did not run, after its name; full-width brackets take no space before
-               them. */
-            snprintf(bracketed, sizeof bracketed, _("(%s)"), why);
-            const char *gap = (unsigned char)bracketed[0] >= 0x80 ? "" : " ";
-            if (4 + text_width(name, strlen(name)) + strlen(gap) + text_width(bracketed, strlen(bracketed)) <= 100)
-                printf("  %s-%s %s%s%s%s%s\n", DIM, RESET, name, gap, DIM, bracketed, RESET);
-            else   /* the reason on a line of its own, rather than past the terminal's 100 columns */
-                printf("  %s-%s %s\n      %s%s%s\n", DIM, RESET, name, DIM, bracketed, RESET);
-            fflush(stdout);
-            continue;
-        }
-        /* After a test that never finished, the later ones that run kernels would wait as long: one line
-         * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
-        if (timed_out && t->needs != NEEDS_NOTHING) {
+        } else if (timed_out && t->needs != NEEDS_NOTHING) {
+            /* After a test that never finished, the later ones that run kernels would wait as long: one line
+             * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
             char why[600];
             snprintf(why, sizeof why, _("Not run: an earlier test did not finish within %.0f seconds, and this "
                                         "one would wait as long."),
                      timeout);
             *r = (harness_result){.name = name, .outcome = HARNESS_FAILED, .message = strdup(why)};
-            ran++, failed++, all_unwritten = 0;
-            report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
-            continue;
+        } else {
+            /* At a terminal, the test that is running is named until its line replaces it. */
+            if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
+            *r = run_one(t, ex->number, timeout);
+            r->name = name;
+            timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
         }
-        /* At a terminal, the test that is running is named until its line replaces it. */
-        if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
-        *r = run_one(t, ex->number, timeout);
-        r->name = name;
-        if (tty) printf("\033[K");
+        if (opt.results) merge_results_add(t->name, r);
+        if (header_due) {
+            header_due = 0;
+            if (tty) printf("\033[K");
+            gpu_label = say_running_both(gpu, backend, seed, ex->number);
+        }
+        int outcome = r->outcome;
+        const char *shown = r->message;
+        if (gpu) {
+            /* Its line waits for the GPU's verdict, which is usually in: the GPU's tests are quick. */
+            if (tty && !gpu_verdicts_has(gpu, t->name))
+                printf("  %s… %s (%s)%s\r", DIM, name, _("waiting for the GPU's verdict"), RESET), fflush(stdout);
+            if (tty) printf("\033[K");
+            merged_test m = merge_report_test(gpu, t->name, name, r, timeout, GREEN, RED, RESET);
+            outcome = m.outcome, shown = m.message;
+        } else {
+            if (tty) printf("\033[K");
+            report_test_tagged(name, outcome == HARNESS_NOT_RUN ? shown : NULL, outcome, shown, timeout, GREEN, RED,
+                               RESET);
+        }
+        fflush(stdout);
+        if (outcome == HARNESS_NOT_RUN) continue;
         ran++;
-        timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
-        if (r->outcome == HARNESS_PASSED && opt.second_opinion && t->needs != NEEDS_EMULATOR) {
-            agreed++;
-            continue;
-        }
-        if (r->outcome != HARNESS_PASSED) {
+        if (outcome != HARNESS_PASSED) {
             failed++;
             /* Untouched: every failure is an output never written, and the emulator saw nothing. */
-            if ((!strstr(r->message, "poison") && !strstr(r->message, P_("poison"))) ||
-                strstr(r->message, "finding: kind="))
+            if ((!strstr(shown, "poison") && !strstr(shown, P_("poison"))) || strstr(shown, "finding: kind="))
                 all_unwritten = 0;
         }
-        report_test(r->name, r->outcome, r->message, timeout, GREEN, RED, RESET);
-        fflush(stdout);
     }
+    if (gpu) gpu_verdicts_finish(gpu);
     if (opt.tap) harness_write_tap(opt.tap, results, listed);
     if (opt.xml) harness_write_xml(opt.xml, ex->number, results, listed, now_seconds() - start);
-    int passed = ran - failed;
-    if (agreed == ran && ran)
-        printf(_("  %s✓%s All %d tests pass here too.\n"), GREEN, RESET, agreed);
-    else if (agreed)
-        printf(_n("  %s✓%s The %d other test passes here too.\n", "  %s✓%s The %d other tests pass here too.\n",
-                  (unsigned long)agreed),
-               GREEN, RESET, agreed);
+    if (opt.results) merge_results_end();   /* after the files: the emulator's side then knows they are in */
     printf("\n");
+    int passed = ran - failed, missing = gpu ? merge_report_missing(gpu) : 0;
     char lesson[512];
     if (ran == 0)
         printf(_("No test of exercise %s could run here.\n"), ex->number);
-    else if (failed == 0 && opt.opinion_follows)
-        printf(_("%sAll %d tests pass on the GPU.%s\n"), GREEN, passed, RESET);
+    else if (failed == 0 && missing)
+        printf(_("No test failed, but without all of the GPU's verdicts the exercise is not done: run `make ex%s` "
+                 "again.\n"),
+               ex->number);
+    else if (failed == 0 && gpu_label)
+        printf(_("%sAll %d tests pass on the GPU and on the emulator: exercise %s is done.%s\n"), GREEN, passed,
+               ex->number, RESET);
     else if (failed == 0)
         printf(_("%sAll %d tests pass: exercise %s is done.%s\n"), GREEN, passed, ex->number, RESET);
-    else if (opt.opinion_follows)   /* what to fix first: the emulator's verdict below says it */
-        printf(_("%d of %d tests pass on the GPU.\n"), passed, ran);
     else if (passed == 0 && all_unwritten)
         printf(_("0 of %d tests pass yet. The lesson is %s.\n"), ran,
                course_lesson_path(ex->lesson, lesson, sizeof lesson));
@@ -316,11 +339,12 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (opt.summary)
         printf("RESULT passed=%d failed=%d skipped=%d\n", passed, failed, skipped);
     fflush(stdout);
+    gpu_verdicts_close(gpu);
     for (int i = 0; i < listed; i++) {
         free(results[i].message);
         free((char *)results[i].file);
     }
     free(results);
-    if (failed) return 1;
+    if (failed || missing) return 1;
     return skipped ? 2 : 0;
 }

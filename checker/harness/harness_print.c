@@ -1,7 +1,8 @@
-/* harness_print.c - one test's lines in the learner's report: its ✓ or ✗, what failed wrapped to 100
- * columns, each finding of the emulator in full the first time the grade shows it and in one line after
- * that, and only the first failure's hint. A grade with one bug then fits one screen, whatever number of
- * tests it fails, and no later test's hint points away from what the first failure said.
+/* harness_print.c - one test's lines in the learner's report: its ✓ or ✗ (on a GPU machine, with which
+ * backend showed it: harness_merge.c), what failed wrapped to 100 columns, each finding of the emulator in
+ * full the first time the grade shows it and in one line after that, and only the first failure's hint.
+ * A grade with one bug then fits one screen, whatever number of tests it fails, and no later test's hint
+ * points away from what the first failure said.
  *
  * A finding reaches the report inside the failed test's message as a record, one line of
  * emu_record_encode's; its kind and place say which finding it is, and the report makes its words here
@@ -18,6 +19,7 @@
 static int colour;
 static const char *paint(const char *code) { return colour ? code : ""; }
 #define BOLD paint("\033[1m")
+#define DIM paint("\033[2m")
 #define RESET paint("\033[0m")
 
 /* What the grade has shown so far: findings (their tags) and hints. */
@@ -315,18 +317,34 @@ static void print_failure(const char *msg)
 
 void report_expect_tests(int count) { tests_expected = count; }
 
+void report_test_tagged(const char *name, const char *tag, int outcome, const char *msg, double timeout,
+                        const char *green, const char *red, const char *reset)
+{
+    /* The tag in brackets after the name, or on a line of its own rather than past the 100 columns
+     * (full-width brackets, in Chinese, take no space before them). */
+    char bracketed[512] = "";
+    /* TRANSLATORS: why a test did not run, or which backend showed its failure, after its name; full-width
+       brackets take no space before them. */
+    if (tag) snprintf(bracketed, sizeof bracketed, _("(%s)"), tag);
+    const char *gap = tag && (unsigned char)bracketed[0] < 0x80 ? " " : "";
+    int beside = 4 + text_width(name, strlen(name)) + (int)strlen(gap) + text_width(bracketed, strlen(bracketed)) <=
+                 REPORT_WIDTH;
+    lines_used++;   /* the test's own line */
+    if (outcome == HARNESS_NOT_RUN) printf("  %s-%s %s", DIM, RESET, name);   /* not one of the tests expected */
+    else if (tests_reported++, outcome == HARNESS_PASSED) printf("  %s✓%s %s", green, reset, name);
+    else printf("  %s✗ %s%s", red, name, reset);
+    if (tag && beside) printf("%s%s%s%s\n", gap, DIM, bracketed, RESET);
+    else if (tag) printf("\n%*s%s%s%s\n", REPORT_INDENT, "", DIM, bracketed, RESET), lines_used++;
+    else printf("\n");
+    if (outcome == HARNESS_PASSED || outcome == HARNESS_NOT_RUN) return;
+    if (outcome == HARNESS_CRASHED) print_error(msg, timeout), failures_shown++;
+    else print_failure(msg);
+}
+
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,
                  const char *red, const char *reset)
 {
-    tests_reported++;
-    lines_used++;   /* the test's own line */
-    if (outcome == HARNESS_PASSED) {
-        printf("  %s✓%s %s\n", green, reset, name);
-        return;
-    }
-    printf("  %s✗ %s%s\n", red, name, reset);
-    if (outcome == HARNESS_CRASHED) print_error(msg, timeout), failures_shown++;
-    else print_failure(msg);
+    report_test_tagged(name, NULL, outcome, msg, timeout, green, red, reset);
 }
 
 /* ---- A message for a file (TAP, XML) ------------------------------------------------------------------ */

@@ -12,24 +12,24 @@ if [ -z "$file" ]; then
     exit 2
 fi
 
-# On a GPU the emulator grades too: several classic bugs give the right sum on real hardware. Its second
-# opinion gives the verdict. The learner's file is compiled once for both (the GPU's code and the PTX the
-# emulator reads, linked twice), and the emulator's tests run beside the GPU's, their report held back
-# until the GPU's is shown.
-second_opinion=""
-[ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && second_opinion=1
+# On a GPU the emulator grades too: several classic bugs give the right sum on real hardware. The learner's
+# file is compiled once for both (the GPU's code and the PTX the emulator reads, linked twice), the two
+# suites run side by side, and the report is one: the GPU's suite writes each test's verdict to a file as
+# it ends, and the emulator's prints each test's line with the GPU's verdict beside its own
+# (checker/harness/harness_merge.c). Its verdict is the grade's.
+both=""
+[ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && both=1
 
-# Builds and runs the learner's file on one backend (on a GPU with the second opinion: both, the emulator's
-# run in the background into its report file); returns the suite's exit status.
-emu_run="" metrics_run=""
+# Builds and runs the learner's file on one backend (on a GPU: on both, the GPU's run in the background);
+# returns the exit status of the suite whose report is shown.
+gpu_run="" metrics_run=""
 run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
-    shift
     progress_note "$(textf 'Compiling %s with nvcc...' "$file")"
     # What the build says waits until the progress line is gone: printed over it, a shorter line would
     # leave the end of "Compiling ..." behind.
     local status=0 how=$backend
-    [ -n "$second_opinion" ] && how=both
+    [ -n "$both" ] && how=both
     mkdir -p "$out"
     checker/scripts/build-suite.sh "$nn" "$file" "$out" "$how" "$BUILD/emu/learner/ex$nn" >"$out/build.said" 2>&1 ||
         status=$?
@@ -48,16 +48,25 @@ run_on() {
         [ -n "$warnings" ] && say "$BOLD$(textf 'nvcc warns about your file:')$RESET" && say "$warnings" && say ""
     fi
     mkdir -p "$STATE_DIR"
-    if [ -n "$second_opinion" ]; then
-        COURSE_COLOR=$([ -t 1 ] && echo 1) timeout 1800 "$BUILD/emu/learner/ex$nn/suite" \
-            --tap "$STATE_DIR/ex$nn.emu.tap" --second-opinion >"$BUILD/emu/learner/ex$nn/report.txt" 2>&1 &
-        emu_run=$!
-        # The emulator's counters too (shown only if every test passes): the GPU machine has cores to spare.
-        checker/metrics/metrics.sh block "$nn" "$file" >"$BUILD/emu/learner/ex$nn/metrics.txt" 2>&1 &
-        metrics_run=$!
-        trap 'kill "$emu_run" "$metrics_run" 2>/dev/null' EXIT
-    fi
-    timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap" "$@"
+    [ -z "$both" ] && { timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap"; return; }
+    # Both suites draw the same inputs: one seed, which the report prints.
+    export SEED=${SEED:-$(( (RANDOM << 15 | RANDOM) % 1000000007 ))}
+    local verdicts="$out/verdicts"
+    rm -f "$verdicts"
+    # The GPU's run; its last line, whatever way it ends, says so (the emulator's side then stops waiting).
+    (
+        timeout 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.gpu.tap" --results "$verdicts" >"$out/report.txt" 2>&1 &
+        gpu_suite=$!
+        trap 'kill "$gpu_suite" 2>/dev/null' TERM
+        wait "$gpu_suite"
+        printf 'exit\t%s\n' "$?" >>"$verdicts"
+    ) &
+    gpu_run=$!
+    # The emulator's counters too (shown only if every test passes): the GPU machine has cores to spare.
+    checker/metrics/metrics.sh block "$nn" "$file" >"$BUILD/emu/learner/ex$nn/metrics.txt" 2>&1 &
+    metrics_run=$!
+    trap 'kill "$gpu_run" "$metrics_run" 2>/dev/null' EXIT
+    timeout --foreground 1800 "$BUILD/emu/learner/ex$nn/suite" --tap "$STATE_DIR/ex$nn.emu.tap" --gpu-results "$verdicts"
 }
 
 if [ "$BACKEND" = emu ]; then
@@ -67,16 +76,8 @@ if [ "$BACKEND" = emu ]; then
         say "$DIM$(textf "No GPU here: the course's emulator runs your kernels (a GPU's answers, no timings).")$RESET"
     fi
 fi
-if [ -n "$second_opinion" ]; then run_on gpu --opinion-follows; else run_on "$BACKEND"; fi
+run_on "$BACKEND"
 status=$?
-if [ -n "$second_opinion" ]; then
-    say ""
-    say "$DIM$(textf "The same tests on the course's emulator, which also finds races, out-of-bounds accesses and other bugs a GPU can hide:")$RESET"
-    progress_note "$(textf "Waiting for the emulator's run...")"
-    wait "$emu_run" || status=1
-    progress_done
-    cat "$BUILD/emu/learner/ex$nn/report.txt"
-fi
 # The hint follows the first failure; on a GPU, the emulator's when it has one: it names the cause (a race,
 # a read past n) where the GPU only shows a wrong sum.
 tap="$STATE_DIR/ex$nn.$BACKEND.tap"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 START_TEST(test_harness_explain_names_the_poison)
@@ -261,26 +262,40 @@ static void message_with_race(char *buf, size_t len, int line, const char *plain
     snprintf(buf + n, len - n, "\n%s%s%s", plain, hint ? "\nHint: " : "", hint ? hint : "");
 }
 
+/* What the report prints between capture_start and capture_end goes to out (len bytes) instead of stdout. */
+static FILE *captured;
+static int saved_stdout;
+
+static void capture_start(int expected)
+{
+    fflush(stdout);
+    captured = tmpfile();
+    ck_assert_msg(captured != NULL, "no temporary file");
+    saved_stdout = dup(fileno(stdout));
+    dup2(fileno(captured), fileno(stdout));
+    report_begin(0);
+    report_expect_tests(expected);
+}
+
+static void capture_end(char *out, size_t len)
+{
+    fflush(stdout);
+    dup2(saved_stdout, fileno(stdout));
+    close(saved_stdout);
+    rewind(captured);
+    size_t got = fread(out, 1, len - 1, captured);
+    out[got] = '\0';
+    fclose(captured);
+}
+
 /* What report_test prints for the tests (names, messages), in order, into out, in a report that expects
  * `expected` tests (the rest run after these). */
 static void capture_report_of(const char *const *names, const char *const *msgs, int count, int expected, char *out,
                               size_t len)
 {
-    fflush(stdout);
-    FILE *tmp = tmpfile();
-    ck_assert_msg(tmp != NULL, "no temporary file");
-    int saved = dup(fileno(stdout));
-    dup2(fileno(tmp), fileno(stdout));
-    report_begin(0);
-    report_expect_tests(expected);
+    capture_start(expected);
     for (int i = 0; i < count; i++) report_test(names[i], HARNESS_FAILED, msgs[i], 10, "", "", "");
-    fflush(stdout);
-    dup2(saved, fileno(stdout));
-    close(saved);
-    rewind(tmp);
-    size_t got = fread(out, 1, len - 1, tmp);
-    out[got] = '\0';
-    fclose(tmp);
+    capture_end(out, len);
 }
 
 static void capture_report(const char *const *names, const char *const *msgs, int count, char *out, size_t len)
@@ -390,6 +405,147 @@ START_TEST(test_text_fit_keeps_a_command_whole)
 }
 END_TEST
 
+/* ---- One report on a GPU machine: the GPU's verdicts, recorded, beside the emulator's ---------------------- */
+
+/* A recorded file of the GPU's verdicts (harness_merge.c describes its lines), written to a fresh path. */
+static void record_verdicts(char *path, size_t len, const char *lines)
+{
+    snprintf(path, len, "%s", "/tmp/harness-verdicts-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "no temporary file");
+    ck_assert_int_eq(write(fd, lines, strlen(lines)), (ssize_t)strlen(lines));
+    close(fd);
+}
+
+/* The merged lines of count tests: the emulator's results emu[i] (keys as names), the GPU's from path. */
+static int merge_report_of(const char *path, double margin, const harness_result *emu, int count, char *out,
+                           size_t len)
+{
+    gpu_verdicts *v = gpu_verdicts_open(path, margin);
+    capture_start(count);
+    int started, failed = 0;
+    gpu_verdicts_backend(v, &started);
+    for (int i = 0; i < count; i++)
+        failed += merge_report_test(v, emu[i].name, emu[i].name, &emu[i], 10, "", "", "").outcome != HARNESS_PASSED;
+    int missing = merge_report_missing(v);
+    capture_end(out, len);
+    gpu_verdicts_close(v);
+    unlink(path);
+    return failed + 100 * missing;
+}
+
+START_TEST(test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came)
+{
+    char path[64], race[4096], out[8192];
+    record_verdicts(path, sizeof path,
+                    "gpu\t30\tthe GPU (Test GPU)\n"
+                    "test\tpassed\t0.010\tcore: a\t\n"
+                    "test\tfailed\t0.020\tcore: b\tk(n = 7) should be 7, but it is 0.\\nHint: Does the GPU ask?\n"
+                    "exit\t139\n");
+    message_with_race(race, sizeof race, 22, "k(n = 9) gave its result, but the emulator found:", NULL);
+    harness_result emu[] = {{.name = "core: a", .outcome = HARNESS_PASSED},
+                            {.name = "core: b", .outcome = HARNESS_PASSED},
+                            {.name = "core: c", .outcome = HARNESS_FAILED, .message = race}};
+    int got = merge_report_of(path, 30, emu, 3, out, sizeof out);
+    ck_assert_msg(got == 2 + 100, "two failures, one verdict missing: %d\n%s", got, out);
+    ck_assert_msg(strstr(out, "  ✓ core: a\n") != NULL, "a pass on both, no tag: %s", out);
+    ck_assert_msg(strstr(out, "  ✗ core: b (fails on the GPU only)\n      k(n = 7) should be 7, but it is 0.\n"
+                              "      Hint: Does the GPU ask?\n") != NULL, "the GPU's own message: %s", out);
+    ck_assert_msg(strstr(out, "  ✗ core: c (no verdict from the GPU)\n") && strstr(out, "ex.cu:22 (the read)"),
+                  "the emulator's finding, no verdict from the GPU: %s", out);
+    ck_assert_msg(strstr(out, "The GPU's run ended (exit status 139) before its verdict on 1 test.") != NULL,
+                  "what was seen: %s", out);
+}
+END_TEST
+
+START_TEST(test_merge_says_a_failure_once_and_which_backend_showed_it)
+{
+    char path[64], race[4096], wrong[4096], out[8192];
+    record_verdicts(path, sizeof path,
+                    "gpu\t30\tthe GPU (Test GPU)\n"
+                    "test\tfailed\t0.010\tcore: both\tk(n = 1) should be 1, but it is 5: the GPU's words.\n"
+                    "test\tpassed\t0.010\tcore: hidden\t\n"
+                    "test\tnot-run\t0.000\tconcept: counted\tgraded by the emulator\n"
+                    "end\n");
+    message_with_race(race, sizeof race, 22, "k(n = 1) gave its result, but the emulator found:", NULL);
+    snprintf(wrong, sizeof wrong, "%s", "k(n = 2) made 9 bank conflicts, 0 expected.");
+    harness_result emu[] = {{.name = "core: both", .outcome = HARNESS_FAILED, .message = race},
+                            {.name = "core: hidden", .outcome = HARNESS_FAILED, .message = race},
+                            {.name = "concept: counted", .outcome = HARNESS_FAILED, .message = wrong}};
+    int got = merge_report_of(path, 30, emu, 3, out, sizeof out);
+    ck_assert_msg(got == 3, "three failures, every verdict in: %d\n%s", got, out);
+    ck_assert_msg(strstr(out, "  ✗ core: both (fails on the GPU too)\n") && strstr(out, "ex.cu:22 (the read)") &&
+                  !strstr(out, "the GPU's words"), "the emulator's finding, said once: %s", out);
+    ck_assert_msg(strstr(out, "  ✗ core: hidden (passes on the GPU)\n      The same race between warps as above"),
+                  "a bug the GPU hides: %s", out);
+    ck_assert_msg(strstr(out, "  ✗ concept: counted\n      k(n = 2) made 9 bank conflicts"),
+                  "a test only the emulator grades has no tag: %s", out);
+}
+END_TEST
+
+START_TEST(test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing)
+{
+    char path[64], out[8192];
+    record_verdicts(path, sizeof path, "gpu\t0\tthe GPU (Test GPU)\ntest\tpassed\t0.010\tcore: a\t\n");
+    harness_result emu[] = {{.name = "core: a", .outcome = HARNESS_PASSED},
+                            {.name = "core: b", .outcome = HARNESS_PASSED}};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int got = merge_report_of(path, 0.3, emu, 2, out, sizeof out);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double waited = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ck_assert_msg(got == 100 && waited < 3, "one verdict missing after %.1f s: %d\n%s", waited, got, out);
+    ck_assert_msg(strstr(out, "  ✓ core: b (no verdict from the GPU)\n") &&
+                  strstr(out, "The GPU's run wrote nothing for 0 seconds, so 1 test has no verdict from it."),
+                  "what was seen: %s", out);
+}
+END_TEST
+
+START_TEST(test_merge_leaves_the_emulator_alone_where_the_gpu_skipped)
+{
+    char path[64], race[4096], out[8192];
+    record_verdicts(path, sizeof path,
+                    "gpu\t30\t\n"
+                    "test\tnot-run\t0.000\tcore: a\tskipped: no device\n"
+                    "test\tnot-run\t0.000\tcore: b\tskipped: no device\n"
+                    "end\nexit\t2\n");
+    message_with_race(race, sizeof race, 22, "k(n = 1) gave its result, but the emulator found:", NULL);
+    harness_result emu[] = {{.name = "core: a", .outcome = HARNESS_PASSED},
+                            {.name = "core: b", .outcome = HARNESS_FAILED, .message = race}};
+    gpu_verdicts *v = gpu_verdicts_open(path, 30);
+    int started;
+    ck_assert_msg(gpu_verdicts_backend(v, &started) == NULL && started, "a GPU run that found no device");
+    gpu_verdicts_close(v);
+    int got = merge_report_of(path, 30, emu, 2, out, sizeof out);
+    ck_assert_msg(got == 1, "the emulator's one failure, nothing missing: %d\n%s", got, out);
+    ck_assert_msg(strstr(out, "  ✓ core: a\n  ✗ core: b\n      ex.cu:22") != NULL && !strstr(out, "GPU"),
+                  "the emulator's lines, no tags: %s", out);
+}
+END_TEST
+
+START_TEST(test_merge_verdicts_cross_the_file_as_they_were)
+{
+    char path[64];
+    record_verdicts(path, sizeof path, "");
+    const char *msg = "line one\\ with a backslash\n\tand a tab\nHint: a question?";
+    merge_results_start(path, "the GPU (A\tB)", 12);
+    merge_results_add("core: x", &(harness_result){.outcome = HARNESS_CRASHED, .message = (char *)msg, .seconds = 1});
+    merge_results_add("core: y", &(harness_result){.outcome = HARNESS_PASSED, .message = (char *)"ignored"});
+    merge_results_end();
+    gpu_verdicts *v = gpu_verdicts_open(path, 30);
+    int started;
+    const char *label = gpu_verdicts_backend(v, &started);
+    ck_assert_msg(label && !strcmp(label, "the GPU (A\tB)"), "the label: %s", label ? label : "(none)");
+    const harness_result *x = gpu_verdicts_wait(v, "core: x"), *y = gpu_verdicts_wait(v, "core: y");
+    ck_assert_msg(x && x->outcome == HARNESS_CRASHED && !strcmp(x->message, msg), "the crash and its message: %s",
+                  x ? x->message : "(none)");
+    ck_assert_msg(y && y->outcome == HARNESS_PASSED && !strcmp(y->message, ""), "the pass");
+    ck_assert_msg(gpu_verdicts_wait(v, "core: z") == NULL, "a test it never ran");
+    gpu_verdicts_close(v);
+    unlink(path);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -413,6 +569,11 @@ int main(int argc, char **argv)
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
         {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
+        {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
+        {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
+        {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
+        {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
+        {"merge: verdicts cross the file as they were (escapes, outcomes)", test_merge_verdicts_cross_the_file_as_they_were, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
