@@ -23,9 +23,10 @@
  * Exit status: 0 and the line on stdout; 1 when the function failed, found something, or was wrong
  * (one sentence on stderr: the tests' report says more).
  * Under EMU_TRACE (`make show`, see checker/emu/emu_trace.c) the input and output are named d_in and d_out
- * in the trace, and the emulator's findings go to stderr, one "[kind at file:line] text" a line. */
+ * in the trace, and the emulator's findings go to stderr, one record a line ("finding: kind=... at=..."). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "../emu/emu.h"
+#include "../i18n/i18n.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -59,23 +60,34 @@ static int value_at(uint64_t *state)
     return (int)(x % 201) - 100;
 }
 
-/* The emulator's findings of this run, gathered here (each emu_findings_take empties the emulator's list). */
-static char findings[1 << 16];
+/* The emulator's findings of this run, gathered here (each emu_records_take empties the emulator's list). */
+static emu_record *findings;
 static int nfindings;
 
 static int take_findings(void)
 {
-    size_t used = strlen(findings);
-    if (used + 2 >= sizeof findings) return nfindings;
-    int n = emu_findings_take(findings + used + (used ? 1 : 0), sizeof findings - used - 1);
-    if (n && used) findings[used] = '\n';
-    return nfindings += n;
+    int n;
+    emu_record *r = emu_records_take(&n);
+    if (n) {
+        findings = realloc(findings, (size_t)(nfindings + n) * sizeof *findings);
+        if (!findings) abort();
+        memcpy(findings + nfindings, r, (size_t)n * sizeof *r);
+        nfindings += n;
+    }
+    free(r);
+    return nfindings;
 }
 
 static int fail(const char *what)
 {
-    /* Under EMU_TRACE, the findings behind the failure first (`make show` marks them in its picture). */
-    if (take_findings() && getenv("EMU_TRACE")) fprintf(stderr, "%s\n", findings);
+    /* Under EMU_TRACE, the findings behind the failure first, one record a line (`make show` marks both
+     * places of each in its picture and prints its words). */
+    if (take_findings() && getenv("EMU_TRACE"))
+        for (int i = 0; i < nfindings; i++) {
+            char line[4096];
+            emu_record_encode(&findings[i], EMU_ENCODE_ALL, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+        }
     fprintf(stderr, "metrics: %s(...) %s\n", STR(METRICS_FN), what);
     return 1;
 }
@@ -172,6 +184,8 @@ int main(int argc, char **argv)
 
     /* The harness reports findings itself; here one finding is enough to say "no numbers". */
     setenv("EMU_QUIET", "1", 0);
+    /* The findings' words in the learner's language, for `make show` to print. */
+    course_i18n_init();
     /* A kernel that never ends stops in seconds, as in the tests: 16 warp instructions per element. */
     char budget[32];
     snprintf(budget, sizeof budget, "%d", 16 * (n > (1 << 20) ? n : 1 << 20));

@@ -54,7 +54,7 @@ metrics_program() {
     $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
         -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
         >>"$dir/build.log" 2>&1 &&
-    $CXX "$dir/metrics.o" "$obj" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1
+    $CXX "$dir/metrics.o" "$obj" "$BUILD/obj/i18n_i18n.o" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1
     status=$?
     rm -f "$obj" "$dir/metrics.o"
     return $status

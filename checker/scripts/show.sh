@@ -48,13 +48,14 @@ n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
 [ "$cols" = - ] && cols=1024
 
 # run_traced SRC FUNCTION SHAPE: the kernel file SRC run once with the trace on, in a folder named by
-# everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
-# trace (the emulator's), findings (the program's stderr: the emulator's findings, one a line) and, when
-# the file did not build, build.log.
+# everything that decides the run, the learner's language too (cached: the same file gives the same
+# trace). Prints the folder; in it trace (the emulator's), findings (the program's stderr: the emulator's
+# findings, one record a line) and, when the file did not build, build.log.
 run_traced() {
     local src=$1 fn=$2 shape=$3 key dir
     key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
-            echo "$fn $shape $n $block $cols"; } | md5sum | cut -c1-16)
+            echo "$fn $shape $n $block $cols ${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}"; } |
+          md5sum | cut -c1-16)
     dir="$work/runs/$key"
     if [ ! -f "$dir/done" ]; then
         rm -rf "$dir"

@@ -111,7 +111,7 @@ def a_race_record_marks_both_of_its_lines():
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "race.findings")
     with open(path, "w") as f:
-        f.write("finding: kind=race between warps at=solutions/v1_interleaved.cu:26 "
+        f.write("finding: kind=\"race between warps\" at=solutions/v1_interleaved.cu:26 "
                 "other=solutions/v1_interleaved.cu:20 array=sdata count=3\n")
     run = run_of("02", "solutions/v1_interleaved.cu")
     run.findings = tracefile.read_findings(path)

@@ -62,12 +62,24 @@ def numbers_table(view, mine, theirs, run, ref_file):
     return out
 
 
+def places(where, other):
+    """A finding's place and its other place, said once where they are the same, the file once where only
+    the lines differ."""
+    if not other or other == where:
+        return where
+    (file, _sep, line), (other_file, _sep2, other_line) = where.rpartition(":"), other.rpartition(":")
+    if file and file == other_file:
+        return _("{file}, lines {line} and {other}").format(file=file, line=line, other=other_line)
+    return where + " " + _("and {other}").format(other=other)
+
+
 def finding_lines(findings, marked, nn, limit=3):
     out = []
     for f in findings[:2]:
-        where = f.where + (" " + _("and {other}").format(other=f.other) if f.other else "")
+        where = places(f.where, f.other)
         # The sentence without the kernel's name, which the picture's title gives.
-        first = re.sub(r"^[^:]*?(block \(|线程块 \()", r"\1", f.text.split(". ")[0].rstrip(".") + ".")
+        sentence = re.split(r"(?<=\.) |(?<=[。？！])", f.text, maxsplit=1)[0]
+        first = re.sub(r"^[^:]*?(block \(|线程块 \()", r"\1", sentence)
         text = ("! " if f in marked else "- ") + "%s%s: %s" % (_(f.kind), " (" + where + ")" if where else "", first)
         out += wrap(text, term.WIDTH, 2)[:limit]
     if findings:

@@ -74,10 +74,9 @@ class Finding:
     """A finding of the emulator: its kind (a noun: "race between warps"), where (file:line, or ""), its
     line number there (0: none), the other place where there is one, and its text."""
 
-    # "[kind at file:line] text", as emu_findings_take gives them
-    TAG = re.compile(r"^\[([^\]]*?)(?: at ([^\]]*))?\] (.*)$")
-    # a finding as a record: "finding: kind=KIND at=FILE:LINE [other=FILE:LINE] [array=NAME] [count=N]"
-    RECORD = re.compile(r"^finding: kind=(.*?) at=(\S*)(?: other=(\S*))?(?: array=(\S*))?(?: count=(\d+))?\s*$")
+    # a finding as a record (emu_record_encode): "finding: kind=KIND [at=FILE:LINE] [other=FILE:LINE]
+    # [array=NAME] [count=N] ... [text=...]", a value bare or in double quotes with \" \\ \n escapes
+    FIELD = re.compile(r'([\w-]+)=("(?:[^"\\]|\\.)*"|\S*)')
 
     def __init__(self, kind, where, text, other=""):
         self.kind, self.where, self.text, self.other = kind, where, text, other
@@ -168,23 +167,30 @@ def number_steps(block):
             part[i.warp] = i.part + 1
 
 
+def record_fields(text):
+    """The key=value fields of a record's line, the quoted values unescaped."""
+    fields = {}
+    for key, value in Finding.FIELD.findall(text):
+        if value.startswith('"'):
+            value = re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), value[1:-1])
+        fields[key] = value
+    return fields
+
+
 def read_findings(path):
-    """The findings in a run's stderr: its "[kind at where] text" lines and its "finding: ..." records (a
-    race's two places), each once."""
+    """The findings in a run's stderr: its "finding: ..." records (checker/metrics/metrics.c prints them), each
+    once."""
     found, seen = [], set()
     try:
         lines = open(path, encoding="utf-8", errors="replace").read().split("\n")
     except OSError:
         return found
     for line in lines:
-        r = Finding.RECORD.match(line)
-        if r:
-            text = r.group(4) and "%s (%s)" % (r.group(1), r.group(4)) or r.group(1)
-            found.append(Finding(r.group(1), r.group(2), text, r.group(3) or ""))
+        if not line.startswith("finding: kind=") or line in seen:
             continue
-        m = Finding.TAG.match(line)
-        # A second line of the same kind and place counts the first's repeats: the first says it.
-        if m and (m.group(1), m.group(2)) not in seen:
-            seen.add((m.group(1), m.group(2)))
-            found.append(Finding(m.group(1), m.group(2) or "", m.group(3)))
+        seen.add(line)
+        r = record_fields(line[len("finding: "):])
+        kind = r.get("kind", "")
+        text = r.get("text") or (r.get("array") and "%s (%s)" % (kind, r["array"]) or kind)
+        found.append(Finding(kind, r.get("at", ""), text, r.get("other", "")))
     return found
