@@ -118,13 +118,14 @@ size_t text_fit(const char *s, size_t len, int width, size_t *next)
 }
 
 /* Chinese sets no space between two of its characters: a report built from fragments ("，第二次调用时，" then
- * " 应当…") would show one. Removes every single space that has a wide character on both sides, in place;
- * returns the new length. English text, a space between Chinese and a Latin word, and two or more spaces
+ * " 应当…") would show one. Removes every single space that has a wide character on both sides, and a full
+ * stop put after a fragment's question mark ("overflow?."), in place; returns the new length. English text, a space between Chinese and a Latin word, and two or more spaces
  * (a table's columns) are left alone. */
 size_t text_tidy(char *s, size_t len)
 {
     size_t out = 0, i = 0;
     int prev_wide = 0;
+    uint32_t prev = 0;
     while (i < len) {
         if (s[i] == ' ' && prev_wide) {
             size_t j = i;
@@ -135,11 +136,18 @@ size_t text_tidy(char *s, size_t len)
                 continue;
             }
             while (i < j) s[out++] = s[i++];
-            prev_wide = 0;
+            prev_wide = 0, prev = ' ';
             continue;
         }
         size_t size;
         uint32_t c = decode((const unsigned char *)s + i, len - i, &size);
+        /* A fragment that ends in a question, put before a sentence's full stop: "... overflow?" + "." */
+        int question = prev == '?' || prev == 0xFF1F || prev == 0x3002;
+        if (question && (c == 0x3002 || (c == '.' && (i + 1 == len || s[i + 1] == ' ' || s[i + 1] == '\n')))) {
+            i += size;
+            continue;
+        }
+        prev = c;
         prev_wide = is_wide(c);
         for (size_t k = 0; k < size; k++) s[out++] = s[i++];
     }

@@ -136,21 +136,35 @@ static void explain_stat(double expected, float got, char *why, size_t len)
 
 /* ---- Known mistakes of the row statistics: each row's (mean, norm) they give --------------------------------- */
 
-typedef struct stats_case { const float *x; int rows, cols; } stats_case;
+typedef struct stats_case { const float *x; int rows, cols; harness_half_kind kind; } stats_case;
+
+/* The sum of the row's squares, each rounded to the 16-bit kind before it is added (x * x in __half). */
+static double squares_in_16_bits(const float *row, int cols, harness_half_kind kind)
+{
+    double sum = 0;
+    for (int c = 0; c < cols; c++) sum += harness_half_to_float(kind, harness_float_to_half(kind, row[c] * row[c]));
+    return sum;
+}
 
 /* param 0: the sum where the mean belongs; 1: the sum of squares where the norm belongs; 2: the root of the
- * mean of squares (an RMS) where the norm belongs; blocks 32 to 1024 (param >= 32): the sum divided by
- * blockDim.x where cols belongs. */
+ * mean of squares (an RMS) where the norm belongs; 3: the squares rounded to the 16-bit format before they are
+ * added; blocks 32 to 1024 (param >= 32): the sum divided by blockDim.x where cols belongs. */
 static int model_stats(const void *ctx, int how, double *out)
 {
     const stats_case *sc = ctx;
+    int differs = 0;
     for (int r = 0; r < sc->rows; r++) {
         const float *row = sc->x + (size_t)r * sc->cols;
         double sum = harness_sum_floats(row, (size_t)sc->cols, NULL), squares = harness_dot_floats(row, row, (size_t)sc->cols, NULL);
         out[2 * r] = how == 0 ? sum : how >= 32 ? sum / how : sum / sc->cols;
+        if (how == 3) {
+            double rounded = squares_in_16_bits(row, sc->cols, sc->kind);
+            differs |= rounded != squares;
+            squares = rounded;
+        }
         out[2 * r + 1] = how == 1 ? squares : how == 2 ? sqrt(squares / sc->cols) : sqrt(squares);
     }
-    return how < 32 || how != sc->cols;
+    return how == 3 ? differs : how < 32 || how != sc->cols;
 }
 
 static const harness_bug_model STATS_MODELS[] = {
@@ -162,6 +176,11 @@ static const harness_bug_model STATS_MODELS[] = {
     {"rms-for-norm", model_stats, 2, N_("the norms are the roots of the mean of squares (an RMS), not of their "
                                         "sum"), N_("Is the sum of squares divided by cols before the square root? "
                                                    "The L2 norm divides by nothing."), 0},
+    {"squares-in-16-bits", model_stats, 3, N_("the norms are what squares rounded to the 16-bit format give: each "
+                                              "x * x was computed in fp16 or bf16 (__hmul2) before it was added, "
+                                              "keeping 11 bits of it in fp16 (8 in bf16), and in fp16 a square "
+                                              "past 65504 is inf"),
+     N_("Are the values converted to float before they are squared (__half22float2, then x * x in float)?"), 0},
     HARNESS_EACH_BLOCK("mean-over-block", model_stats,
                        N_("the means are the rows' sums divided by the block's size, blockDim.x, where cols belongs"),
                        N_("How many values does a row hold, and which count divides its sum: cols or "
@@ -197,7 +216,7 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
         wrong += !(fabs(have[i] - want_all[i]) <= tol_all[i]);
     }
     if (wrong) {
-        stats_case sc = {x, rows, cols};
+        stats_case sc = {x, rows, cols, in->kind};
         harness_output o = {(size_t)rows, 2, want_all, have, unwritten, tol_all, 0, 1e-4};
         harness_diagnosis d;
         harness_diagnose(&o, STATS_MODELS, &sc, &d);

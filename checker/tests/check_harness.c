@@ -106,6 +106,9 @@ START_TEST(test_text_tidy_joins_chinese_and_keeps_columns)
     expect_tidy("线程块 256 个", "线程块 256 个");            /* Chinese beside a number keeps its space */
     expect_tidy("one two", "one two");
     expect_tidy("（v6）     你的     参考", "（v6）     你的     参考");   /* a table's columns */
+    expect_tidy("did a sum overflow?. Hint", "did a sum overflow? Hint");   /* a question, then a full stop */
+    expect_tidy("是否溢出？。", "是否溢出？");
+    expect_tidy("x ? y. z", "x ? y. z");
 }
 END_TEST
 
@@ -556,7 +559,7 @@ int main(int argc, char **argv)
         {"sizes: ascending, with the edge sizes, ending at the limit", test_harness_sizes_are_ascending_and_end_at_the_limit, NEEDS_NOTHING},
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
         {"inputs: random ints replay, stay in range and depend on the salt", test_harness_random_ints_replay_and_stay_in_range, NEEDS_NOTHING},
-        {"text: one space between Chinese characters goes, a table's columns stay", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
+        {"text: one space between Chinese characters goes, a table's columns stay, no full stop after a question", test_text_tidy_joins_chinese_and_keeps_columns, NEEDS_NOTHING},
         {"evidence: a line is said once, and a tag's lines can be dropped", test_evidence_lines_are_said_once_and_can_be_dropped, NEEDS_NOTHING},
         {"evidence: the poison in every other row", test_evidence_poison_in_every_other_row, NEEDS_NOTHING},
         {"evidence: the columns past a multiple of the block", test_evidence_the_columns_past_a_multiple_of_the_block, NEEDS_NOTHING},
