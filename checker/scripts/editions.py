@@ -24,7 +24,6 @@ And three of the Chinese prose alone (inline code, link targets and quoted Engli
   8. No English word but the terms the glossary keeps (the Latin words of its 中文 column, and its list of
      names kept as they are), proper names (capitalised), acronyms, identifiers, and a gloss.
   9. A gloss, an English term in parentheses after the Chinese one ("归约（reduction）"), once per page.
-     (Rules 7-9 wait for the pages of REVIEW_PENDING, below.)
 Plain python3, no packages. checker/scripts/editions_test.py shows each rule failing on a bad example;
 a full check runs it first.
 """
@@ -58,11 +57,6 @@ SET_ASIDE = [re.compile(r"`[^`]*`"), re.compile(r"\]\([^)]*\)"), re.compile(r"ht
 RATIO = re.compile(r"(?<![\d.])\d+\s*/\s*\d+\.\d+")
 GLOSS = re.compile(f"(?:(?<=[{CJK_CHARS}*])\\s*[（(]|(?<=\\S)（)([A-Za-z][A-Za-z'’-]+(?:(?:,? | / )[A-Za-z][A-Za-z'’-]*)*)[）)]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+^/'’-]*")
-# Chinese pages whose read-through as Chinese (issue 24) waits on their rewrite by the issue "Part III at
-# the roofline": rules 7-9 are not applied to them yet, and the summary says so. A listed page that
-# already passes them is a problem: take it off the list.
-REVIEW_PENDING = {"exercises/13-half-allreduce/lesson.zh-CN.md", "exercises/14-softmax/lesson.zh-CN.md",
-                  "exercises/15-layernorm/lesson.zh-CN.md"}
 
 
 def english_pages():
@@ -262,7 +256,7 @@ def chinese_prose_problems(page, rel, kept):
     return problems
 
 
-def check_pair(english_path, kept=None, pending=REVIEW_PENDING):
+def check_pair(english_path, kept=None):
     """The broken rules of one pair, as sentences (none when the editions are in step)."""
     kept = kept_terms() if kept is None else kept
     rel = os.path.relpath(english_path, ROOT)
@@ -310,11 +304,7 @@ def check_pair(english_path, kept=None, pending=REVIEW_PENDING):
         if k and en.headings[k - 1][1] == "## Hints" and en.hint_items(k) != zh.hint_items(k):
             say(f"{zh_rel}: {zh.hint_items(k)} hints where the English has {en.hint_items(k)}")
     if os.path.abspath(chinese_path) != os.path.abspath(GLOSSARY):
-        prose = chinese_prose_problems(zh, zh_rel, kept)
-        if zh_rel not in pending:
-            problems += prose
-        elif not prose:
-            say(f"{zh_rel} passes the rules of the Chinese prose: take it off REVIEW_PENDING in editions.py")
+        problems += chinese_prose_problems(zh, zh_rel, kept)
     return problems
 
 
@@ -349,10 +339,8 @@ def main(argv):
         problems += found
     for p in problems:
         print(f"  ✗ {p}")
-    waiting = sum(os.path.relpath(twin_of(page), ROOT) in REVIEW_PENDING for page in pages)
     print(f"editions: {len(pages)} English pages, {in_step} in step with their Chinese twins, "
-          f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
-          + (f" ({waiting} Chinese pages not yet held to rules 7-9: REVIEW_PENDING)" if waiting else ""))
+          f"{len(problems)} problem{'' if len(problems) == 1 else 's'}")
     return 1 if problems else 0
 
 

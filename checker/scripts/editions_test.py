@@ -59,19 +59,17 @@ KEPT = {"kernel", "warp", "lane"}
 
 
 class EditionsTest(unittest.TestCase):
-    def check(self, chinese, english=ENGLISH, pending=False):
-        """The problems editions.py finds in a pair of pages written to a scratch folder (pending: the
-        Chinese page is on the list of pages whose prose review waits)."""
+    def check(self, chinese, english=ENGLISH):
+        """The problems editions.py finds in a pair of pages written to a scratch folder."""
         with tempfile.TemporaryDirectory() as folder:
             with open(os.path.join(folder, "page.md"), "w", encoding="utf-8") as f:
                 f.write(english)
             with open(os.path.join(folder, "page.zh-CN.md"), "w", encoding="utf-8") as f:
                 f.write(chinese)
-            zh_rel = os.path.relpath(os.path.join(folder, "page.zh-CN.md"), editions.ROOT)
-            return editions.check_pair(os.path.join(folder, "page.md"), KEPT, {zh_rel} if pending else set())
+            return editions.check_pair(os.path.join(folder, "page.md"), KEPT)
 
-    def assert_caught(self, chinese, words, english=ENGLISH, pending=False):
-        problems = self.check(chinese, english, pending)
+    def assert_caught(self, chinese, words, english=ENGLISH):
+        problems = self.check(chinese, english)
         self.assertTrue(any(words in p for p in problems), f"no problem says {words!r}: {problems}")
 
     def test_the_good_pair_is_in_step(self):
@@ -135,12 +133,6 @@ class EditionsTest(unittest.TestCase):
     def test_a_repeated_gloss_is_caught(self):
         chinese = CHINESE.replace("这个 kernel", "树形归约（tree reduction）的这个 kernel")
         self.assert_caught(chinese, "the gloss \"（tree reduction）\" appears 2 times")
-
-    def test_a_page_waiting_for_its_review_is_not_held_to_the_prose_rules(self):
-        self.assertEqual(self.check(CHINESE.replace("两两相加", "两两 add"), pending=True), [])
-
-    def test_a_waiting_page_that_passes_the_prose_rules_must_leave_the_list(self):
-        self.assert_caught(CHINESE, "take it off REVIEW_PENDING", pending=True)
 
     def test_the_glossary_lists_its_kept_terms(self):
         with tempfile.TemporaryDirectory() as folder:
