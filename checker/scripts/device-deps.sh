@@ -4,7 +4,7 @@
 # (make test applies the corpus's patches; it needs only libc).
 # On the GPU machine: export PATH="$PWD/.deps/bin:$PATH" before make.
 set -eu
-rm -rf .deps
+rm -rf .deps/include .deps/lib .deps/bin   # .deps/tools is deps.sh's (PyPI tools): kept
 mkdir -p .deps/include .deps/lib .deps/bin
 cp /usr/include/check.h /usr/include/check_stdint.h .deps/include/
 cp "$(dpkg -L check | grep 'libcheck_pic.a$')" .deps/lib/libcheck.a
