@@ -46,7 +46,8 @@ endif
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
 HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC)) $(BUILD)/obj/harness_record.o
 SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
-CHECKER_LIBS := $(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/harness-tests i18n \
+CHECKER_LIBS := $(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/obj/ubsan_quiet.o \
+                $(BUILD)/harness-tests i18n \
                 $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
 
 $(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h checker/emu/emu_record.h

@@ -40,16 +40,3 @@ int backend_host_fault(const void *addr, const void *pc, int write)
     (void)addr; (void)pc; (void)write;
     return 0;
 }
-
-/* On a GPU machine the learner's file is compiled once for both backends, so its host code carries the
- * emulator's undefined-behaviour checks (emu.mk's EMU_HOST_CHECKS). Here they say nothing and the program
- * goes on as it would without them: the emulator's run of the same object names the case at its line
- * (emu_host_ub.c). */
-#include <stdint.h>
-void __ubsan_handle_add_overflow(void *d, uintptr_t a, uintptr_t b) { (void)d, (void)a, (void)b; }
-void __ubsan_handle_sub_overflow(void *d, uintptr_t a, uintptr_t b) { (void)d, (void)a, (void)b; }
-void __ubsan_handle_mul_overflow(void *d, uintptr_t a, uintptr_t b) { (void)d, (void)a, (void)b; }
-void __ubsan_handle_negate_overflow(void *d, uintptr_t a) { (void)d, (void)a; }
-void __ubsan_handle_divrem_overflow(void *d, uintptr_t a, uintptr_t b) { (void)d, (void)a, (void)b; }
-void __ubsan_handle_shift_out_of_bounds(void *d, uintptr_t a, uintptr_t b) { (void)d, (void)a, (void)b; }
-void __ubsan_handle_out_of_bounds(void *d, uintptr_t index) { (void)d, (void)index; }
