@@ -180,7 +180,7 @@ static const harness_bug_model STATS_MODELS[] = {
                                               "x * x was computed in fp16 or bf16 (__hmul2) before it was added, "
                                               "keeping 11 bits of it in fp16 (8 in bf16), and in fp16 a square "
                                               "past 65504 is inf"),
-     N_("Are the values converted to float before they are squared (__half22float2, then x * x in float)?"), 0},
+     N_("Are the values converted to float before they are squared (__half22float2, then x * x in float)?"), 5},
     HARNESS_EACH_BLOCK("mean-over-block", model_stats,
                        N_("the means are the rows' sums divided by the block's size, blockDim.x, where cols belongs"),
                        N_("How many values does a row hold, and which count divides its sum: cols or "
