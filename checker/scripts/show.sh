@@ -48,26 +48,36 @@ n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
 [ "$cols" = - ] && cols=1024
 
 # run_traced SRC FUNCTION SHAPE: the kernel file SRC run once with the trace on, in a folder named by
-# everything that decides the run, the learner's language too (cached: the same file gives the same
-# trace). Prints the folder; in it trace (the emulator's), findings (the program's stderr: the emulator's
-# findings, one record a line) and, when the file did not build, build.log.
+# everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
+# trace (the emulator's), findings (the program's stderr: the emulator's findings, one record a line, in
+# the learner's language) and, when the file did not build, build.log. The findings' words depend on the
+# language: a run that found something keeps its program, to say them again in another language.
 run_traced() {
-    local src=$1 fn=$2 shape=$3 key dir
+    local src=$1 fn=$2 shape=$3 key dir lang
     key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
-            echo "$fn $shape $n $block $cols ${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}"; } |
-          md5sum | cut -c1-16)
+            echo "$fn $shape $n $block $cols"; } | md5sum | cut -c1-16)
+    lang=$(echo "${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}" | md5sum | cut -c1-8)
     dir="$work/runs/$key"
     if [ ! -f "$dir/done" ]; then
         rm -rf "$dir"
         mkdir -p "$dir"
         if checker/metrics/metrics.sh program "$nn" "$fn" "$shape" "$src" "$dir"; then
             EMU_TRACE="$dir/trace" EMU_TRACE_BLOCKS=8 EMU_TRACE_LIMIT=100000 EMU_BUDGET=4000000 EMU_QUIET=1 \
-                timeout 120 "$dir/metrics" "$n" "$block" "$cols" >/dev/null 2>"$dir/findings"
+                timeout 120 "$dir/metrics" "$n" "$block" "$cols" >/dev/null 2>"$dir/findings.$lang"
             echo $? >"$dir/status"
-            rm -f "$dir/metrics"
+            grep -q '^finding: ' "$dir/findings.$lang" || rm -f "$dir/metrics"
         fi
         touch "$dir/done"
+    elif [ ! -f "$dir/findings.$lang" ]; then
+        if [ -x "$dir/metrics" ]; then
+            EMU_TRACE="$dir/trace.again" EMU_TRACE_BLOCKS=0 EMU_BUDGET=4000000 EMU_QUIET=1 \
+                timeout 120 "$dir/metrics" "$n" "$block" "$cols" >/dev/null 2>"$dir/findings.$lang"
+            rm -f "$dir/trace.again"
+        else
+            cat "$dir"/findings.* >"$dir/findings.$lang" 2>/dev/null
+        fi
     fi
+    cp "$dir/findings.$lang" "$dir/findings" 2>/dev/null
     touch "$dir"   # the newest: kept below
     echo "$dir"
 }
