@@ -329,6 +329,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     else if (passed == 0 && all_unwritten)
         printf(_("0 of %d tests pass yet. The lesson is %s.\n"), ran,
                course_lesson_path(ex->lesson, lesson, sizeof lesson));
+    else if (passed == 0)   /* its own sentence: "0 of 6 pass" reads as a count, not as a verdict, in Chinese */
+        printf(_("None of the %d tests passes. Fix the first %s✗%s above, then run `make ex%s` again.\n"), ran, RED,
+               RESET, ex->number);
     else
         printf(_("%d of %d tests pass. Fix the first %s✗%s above, then run `make ex%s` again.\n"), passed, ran,
                RED, RESET, ex->number);
