@@ -51,12 +51,13 @@ n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
 # everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
 # trace (the emulator's), findings (the program's stderr: the emulator's findings, one record a line, in
 # the learner's language) and, when the file did not build, build.log. The findings' words depend on the
-# language: a run that found something keeps its program, to say them again in another language.
+# language and its catalog: a run that found something keeps its program, to say them again in another.
 run_traced() {
     local src=$1 fn=$2 shape=$3 key dir lang
     key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
             echo "$fn $shape $n $block $cols"; } | md5sum | cut -c1-16)
-    lang=$(echo "${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}" | md5sum | cut -c1-8)
+    lang=$({ echo "${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}";
+             cat "$BUILD"/locale/*/LC_MESSAGES/*.mo 2>/dev/null; } | md5sum | cut -c1-8)
     dir="$work/runs/$key"
     if [ ! -f "$dir/done" ]; then
         rm -rf "$dir"

@@ -79,7 +79,7 @@ def finding_lines(findings, marked, nn, limit=3):
         where = places(f.where, f.other)
         # The sentence without the kernel's name, which the picture's title gives.
         sentence = re.split(r"(?<=\.) |(?<=[。？！])", f.text, maxsplit=1)[0]
-        first = re.sub(r"^[^:]*?(block \(|线程块 \()", r"\1", sentence)
+        first = re.sub(r"^[^:]*?(block \()", r"\1", sentence)
         text = ("! " if f in marked else "- ") + "%s%s: %s" % (_(f.kind), " (" + where + ")" if where else "", first)
         out += wrap(text, term.WIDTH, 2)[:limit]
     if findings:
