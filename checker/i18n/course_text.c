@@ -80,6 +80,7 @@ static void columns(const char *s, size_t len, int count, char **widths)
         int want = k < count ? atoi(widths[k]) : 0, used = text_width(s, field);
         int pad = (want < 0 ? -want : want) - used;
         if (k) putchar(' ');
+        if (k && want > 0 && pad < 1) putchar(' ');   /* a cell wider than its column: still two spaces before it */
         if (want > 0 && pad > 0) printf("%*s", pad, "");
         printf("%.*s", (int)field, s);
         if (want < 0 && pad > 0 && tab) printf("%*s", pad, "");

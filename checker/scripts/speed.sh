@@ -89,7 +89,7 @@ if [ "$nn" -le 11 ]; then
     [ -n "$mine_us" ] && [ -n "$copy_us" ] || exit 0
     copy_gbps=$(awk -v b="$bytes" -v c="$copy_us" 'BEGIN { print 2 * b / c / 1e3 }')   # it reads and writes
     say ""
-    say "$BOLD$(textf 'Speed on %s: %s %ss (%s MB), the L2 flushed before each run; %% of a copy of the same bytes:' \
+    say "$BOLD$(textf 'Speed on %s, %s %ss (%s MB), cold L2; %% of a copy of the same bytes:' \
         "$(gpu_name)" "2^$sums_log2" "$type" "$((bytes / 1000000))")$RESET"
     line "$mine ($mine_label)" "$mine_us" "$bytes" "$copy_gbps"
     if [ -f "$cache/bench.csv" ]; then
@@ -101,10 +101,10 @@ if [ "$nn" -le 11 ]; then
 else
     shape=65536x1024
     say ""
-    say "$BOLD$(textf 'Speed on %s: %s rows of %s, the L2 flushed before each run; %% of a copy of the same bytes:' \
+    say "$BOLD$(textf 'Speed on %s, %s rows of %s, cold L2; %% of a copy of the same bytes:' \
         "$(gpu_name)" 65536 1024)$RESET"
-    # One line per kernel: yours (timed now) beside the reference (make bench's, from the cache).
-    printf '  %-30s %29s %19s\n' "" "$mine_label" "$(textf 'reference')"
+    # One line per kernel: yours (timed now) beside the reference (make bench's, from the cache, when there).
+    [ -f "$cache/rows.csv" ] && printf '  %-30s %29s %19s\n' "" "$mine_label" "$(textf 'reference')"
     while IFS=, read -r sh type kernel us _ _ ok; do
         case "$kernel" in "ex$nn "*" (yours)") ;; *) continue ;; esac
         [ "$sh" = "$shape" ] && [ "$ok" = 1 ] || continue
