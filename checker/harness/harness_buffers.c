@@ -122,10 +122,12 @@ void dev_expect_guards_intact(const dev_buffer *b, const char *what)
     long after = first_difference(now, b->h_image, end, total_bytes(b));
     free(now);
     if (before >= 0)
-        harness_fail(_("Which thread writes the block's result, and to which index?"),
+        harness_fail(_("Which threads write d_out, and at which indices? Is each index checked against the size "
+                       "of d_out?"),
                      _("%s wrote before the start of d_out (element %ld)."), what, element_of(b, before));
     if (after >= 0)
-        harness_fail(_("Which thread writes the block's result, and to which index?"),
+        harness_fail(_("Which threads write d_out, and at which indices? Is each index checked against the size "
+                       "of d_out?"),
                      _n("%s wrote past the end of d_out: element %ld, but only %zu element was expected.",
                         "%s wrote past the end of d_out: element %ld, but only %zu elements were expected.",
                         (unsigned long)b->count),

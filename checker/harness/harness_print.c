@@ -98,8 +98,22 @@ static int wrap(const char *label, const char *text, int len, int max_lines, int
     return lines;
 }
 
+/* A test's tag that did not fit beside its name ("(fails on the GPU too)"): it starts the next line of the
+ * test's message instead of taking a line of its own. */
+static char pending_tag[512];
+
 static void print_wrapped(const char *label, const char *text, int len)
 {
+    if (pending_tag[0] && !label) {
+        char *joined = malloc(strlen(pending_tag) + (size_t)len + 2);
+        if (joined) {
+            int n = sprintf(joined, "%s %.*s", pending_tag, len, text);
+            pending_tag[0] = '\0';
+            lines_used += wrap(NULL, joined, n, 0, 1);
+            free(joined);
+            return;
+        }
+    }
     lines_used += wrap(label, text, len, 0, 1);
 }
 
@@ -333,12 +347,17 @@ void report_test_tagged(const char *name, const char *tag, int outcome, const ch
     if (outcome == HARNESS_NOT_RUN) printf("  %s-%s %s", DIM, RESET, name);   /* not one of the tests expected */
     else if (tests_reported++, outcome == HARNESS_PASSED) printf("  %s✓%s %s", green, reset, name);
     else printf("  %s✗ %s%s", red, name, reset);
+    /* A failure's tag that does not fit beside the name starts its message's first line, so that the tag
+     * costs no line of the screen. */
+    int tag_in_message = tag && !beside && outcome == HARNESS_FAILED && msg && *msg;
+    if (tag_in_message) snprintf(pending_tag, sizeof pending_tag, "%s", bracketed);
     if (tag && beside) printf("%s%s%s%s\n", gap, DIM, bracketed, RESET);
-    else if (tag) printf("\n%*s%s%s%s\n", REPORT_INDENT, "", DIM, bracketed, RESET), lines_used++;
+    else if (tag && !tag_in_message) printf("\n%*s%s%s%s\n", REPORT_INDENT, "", DIM, bracketed, RESET), lines_used++;
     else printf("\n");
     if (outcome == HARNESS_PASSED || outcome == HARNESS_NOT_RUN) return;
     if (outcome == HARNESS_CRASHED) print_error(msg, timeout), failures_shown++;
     else print_failure(msg);
+    if (pending_tag[0]) print_wrapped(NULL, "", 0);   /* nothing printed: the tag alone */
 }
 
 void report_test(const char *name, int outcome, const char *msg, double timeout, const char *green,

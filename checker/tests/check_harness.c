@@ -486,6 +486,24 @@ START_TEST(test_merge_says_a_failure_once_and_which_backend_showed_it)
 }
 END_TEST
 
+/* A test whose name leaves no room for the tag: the tag starts its message's line, on no line of its own. */
+START_TEST(test_merge_puts_a_long_names_tag_in_its_message)
+{
+    char path[64], race[4096], out[8192];
+    const char *name = "paths: the dispatch gives rows of up to 1024 values to a warp, and longer ones elsewhere";
+    char verdicts[512];
+    snprintf(verdicts, sizeof verdicts, "gpu\t30\tthe GPU (Test GPU)\ntest\tfailed\t0.010\t%s\tk(n = 1) is 5.\nend\n",
+             name);
+    record_verdicts(path, sizeof path, verdicts);
+    message_with_race(race, sizeof race, 22, "k(n = 1) gave its result, but the emulator found:", NULL);
+    harness_result emu[] = {{.name = name, .outcome = HARNESS_FAILED, .message = race}};
+    merge_report_of(path, 30, emu, 1, out, sizeof out);
+    char want[256];
+    snprintf(want, sizeof want, "  ✗ %s\n      (fails on the GPU too) ex.cu:22 (the read)", name);
+    ck_assert_msg(strstr(out, want) != NULL, "the tag at the start of the message: %s", out);
+}
+END_TEST
+
 START_TEST(test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing)
 {
     char path[64], out[8192];
@@ -574,6 +592,7 @@ int main(int argc, char **argv)
         {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
         {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
         {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
+        {"merge: a long name's tag starts its message's line", test_merge_puts_a_long_names_tag_in_its_message, NEEDS_NOTHING},
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
         {"merge: verdicts cross the file as they were (escapes, outcomes)", test_merge_verdicts_cross_the_file_as_they_were, NEEDS_NOTHING},
