@@ -280,6 +280,8 @@ scratch_course() {
     [ -e "$real_build/bin" ] && ln -s "$real_build/bin" "$dir/build/bin"
     [ -e "$real_build/locale" ] && ln -s "$real_build/locale" "$dir/build/locale"
     [ -e "$real_build/emu/libcudaemu.a" ] && ln -s "$real_build/emu/libcudaemu.a" "$dir/build/emu/libcudaemu.a"
+    # Whether gold links C++ here (build-suite.sh asks once per build folder).
+    [ -e "$real_build/.gold-links" ] && cp "$real_build/.gold-links" "$dir/build/"
     return 0
 }
 
