@@ -139,18 +139,17 @@ run_item() {
             cp "$src.error" "$out.build"; echo 1 >"$out.buildstatus"   # a corpus patch that does not apply
         fi
         : >"$out.log"
-        if [ "$(cat "$out.buildstatus")" = 0 ]; then
-            # A kernel expected to fail is first run up to its first failure; only when that report lacks
-            # a diagnosis the entry expects does the whole suite run (its report holds the first one's).
-            if [ "$expect" = fail ]; then
-                HARNESS_STOP_AT_FAILURE=1 NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
-                judge "$backend" "$index" "$expect" "$patterns"
-                [ "$outcome" = pass ] || NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
-            else
-                NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
-            fi
-        fi
+        # A kernel expected to fail is first run up to its first failure; only when that report lacks a
+        # diagnosis the entry expects does the whole suite run (its report holds the first one's).
+        local stop=""
+        [ "$expect" = fail ] && stop=1
+        [ "$(cat "$out.buildstatus")" = 0 ] &&
+            HARNESS_STOP_AT_FAILURE=$stop NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
         judge "$backend" "$index" "$expect" "$patterns"
+        if [ -n "$stop" ] && [ "$outcome" != pass ] && [ "$(cat "$out.buildstatus")" = 0 ]; then
+            NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
+            judge "$backend" "$index" "$expect" "$patterns"
+        fi
         [ "$outcome" = fail ] && whys="$whys $why"
         outcomes="$outcomes $outcome"
         skipped_here=$((skipped_here + ${tests_skipped:-0}))

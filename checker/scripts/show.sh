@@ -47,6 +47,13 @@ n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
 [ "$block" = - ] && block=256
 [ "$cols" = - ] && cols=1024
 
+# traced_run DIR TRACE FINDINGS: DIR's metrics program run once with the trace on, into DIR/TRACE, its
+# findings into DIR/FINDINGS; its exit status.
+traced_run() {
+    EMU_TRACE="$1/$2" EMU_TRACE_BLOCKS=8 EMU_TRACE_LIMIT=100000 EMU_BUDGET=4000000 EMU_QUIET=1 \
+        timeout 120 "$1/metrics" "$n" "$block" "$cols" >/dev/null 2>"$1/$3"
+}
+
 # run_traced SRC FUNCTION SHAPE: the kernel file SRC run once with the trace on, in a folder named by
 # everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
 # trace (the emulator's), findings (the program's stderr: the emulator's findings, one record a line, in
@@ -63,16 +70,14 @@ run_traced() {
         rm -rf "$dir"
         mkdir -p "$dir"
         if checker/metrics/metrics.sh program "$nn" "$fn" "$shape" "$src" "$dir"; then
-            EMU_TRACE="$dir/trace" EMU_TRACE_BLOCKS=8 EMU_TRACE_LIMIT=100000 EMU_BUDGET=4000000 EMU_QUIET=1 \
-                timeout 120 "$dir/metrics" "$n" "$block" "$cols" >/dev/null 2>"$dir/findings.$lang"
+            traced_run "$dir" trace "findings.$lang"
             echo $? >"$dir/status"
             grep -q '^finding: ' "$dir/findings.$lang" || rm -f "$dir/metrics"
         fi
         touch "$dir/done"
     elif [ ! -f "$dir/findings.$lang" ]; then
         if [ -x "$dir/metrics" ]; then
-            EMU_TRACE="$dir/trace.again" EMU_TRACE_BLOCKS=0 EMU_BUDGET=4000000 EMU_QUIET=1 \
-                timeout 120 "$dir/metrics" "$n" "$block" "$cols" >/dev/null 2>"$dir/findings.$lang"
+            traced_run "$dir" trace.again "findings.$lang"
             rm -f "$dir/trace.again"
         else
             cat "$dir"/findings.* >"$dir/findings.$lang" 2>/dev/null

@@ -45,22 +45,21 @@ mkdir -p "$out"
 obj="$BUILD/gpu/learner/ex$nn/kernel.o"
 [ -f "$obj" ] || exit 0
 flags=$(program_nvcc_flags gpu)
-if [ ! -f "$out/bench_main.o" ] || [ checker/bench/bench.cu -nt "$out/bench_main.o" ] ||
-        [ checker/bench/bench_rows.cuh -nt "$out/bench_main.o" ]; then
-    progress_note "$(textf 'Building the timing program of make bench (once)...')"
-    if ! $NVCC $flags -DBENCH_NO_CUB -c checker/bench/bench.cu -o "$out/bench_main.o" 2>"$out/build.log"; then
-        progress_done
-        sayf 'The speed is not shown: the timing program did not build (%s says why).' "$out/build.log"
-        exit 0
-    fi
-fi
-# (The object carries the emulator's host checks on a GPU machine: ubsan_quiet.o answers them.)
-if ! { cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ &&
-        $NVCC $flags "$out/bench_main.o" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" 2>>"$out/build.log"; }; then
+# The timing program did not build: the grade says where the compiler's words are, and shows no speed.
+not_built() {
     progress_done
     sayf 'The speed is not shown: the timing program did not build (%s says why).' "$out/build.log"
     exit 0
+}
+if [ ! -f "$out/bench_main.o" ] || [ checker/bench/bench.cu -nt "$out/bench_main.o" ] ||
+        [ checker/bench/bench_rows.cuh -nt "$out/bench_main.o" ]; then
+    progress_note "$(textf 'Building the timing program of make bench (once)...')"
+    $NVCC $flags -DBENCH_NO_CUB -c checker/bench/bench.cu -o "$out/bench_main.o" 2>"$out/build.log" || not_built
 fi
+# (The object carries the emulator's host checks on a GPU machine: ubsan_quiet.o answers them.)
+cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ &&
+    $NVCC $flags "$out/bench_main.o" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" 2>>"$out/build.log" ||
+    not_built
 progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
 "$out/speed" "$sums_log2" "$out/speed.csv" --speed >"$out/speed.txt" 2>&1
