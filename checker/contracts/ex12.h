@@ -4,6 +4,13 @@
  * unchanged. */
 #include <cuda_runtime_api.h>
 
+/* n is an int, so Thrust's 64-bit offsets are never used: without this, Thrust compiles every algorithm
+ * for both (the reference has 28 kernels instead of 14, and takes about a seventh longer to compile).
+ * For n below 2^31 Thrust runs the same kernels either way. */
+#if defined(__cplusplus) && !defined(THRUST_FORCE_64_BIT_OFFSET_TYPE) && !defined(THRUST_FORCE_32_BIT_OFFSET_TYPE)
+#define THRUST_FORCE_32_BIT_OFFSET_TYPE
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -4,6 +4,8 @@
 // (radix sort: bmsk, one tile and many). Every answer is checked against the host; sums are of ints or of
 // integer-valued floats, so exact in any order.
 // Also: what the runtime counts of the host's calls (emu_activity) around CUB's two-call protocol.
+// Thrust with 32-bit offsets only, as exercise 12's contract (checker/contracts/ex12.h) builds it.
+#define THRUST_FORCE_32_BIT_OFFSET_TYPE
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
