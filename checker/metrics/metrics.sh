@@ -42,21 +42,24 @@ metrics_program() {
     local nn=$1 fn=$2 shape=$3 src=$4 dir=$5 obj status
     [ -n "${EMU_LIB:-}" ] && [ -f "$EMU_LIB" ] && [ -s "$src" ] || return 1
     mkdir -p "$dir"
-    obj="$dir/kernel.o"
+    # Named by this process: make test may build the same program in two jobs at once.
+    obj="$dir/kernel.$$.o"
     # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
     local learner="$BUILD/emu/learner/ex$nn/kernel.o"
     if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
         cp "$learner" "$obj"
     else
-        $NVCC $EMU_NVCCFLAGS -O3 -I"$CUDA_HOME/include/cccl" -include "checker/contracts/ex$nn.h" \
-            -c "$src" -o "$obj" >"$dir/build.log" 2>&1 || return 1
+        # The suite's flags, through its cache: a reference that make test or make bench compiled is not
+        # compiled again.
+        checker/scripts/nvcc-cached.sh "$obj" "$src" $(kernel_nvcc_flags emu) -include "checker/contracts/ex$nn.h" \
+            -c >"$dir/build.log" 2>&1 || return 1
     fi
     $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
-        -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.o" \
+        -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.$$.o" \
         >>"$dir/build.log" 2>&1 &&
-    $CXX "$dir/metrics.o" "$obj" "$BUILD/obj/i18n_i18n.o" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1
+    $CXX "$dir/metrics.$$.o" "$obj" "$BUILD/obj/i18n_i18n.o" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1
     status=$?
-    rm -f "$obj" "$dir/metrics.o"
+    rm -f "$obj" "$dir/metrics.$$.o"
     return $status
 }
 
