@@ -521,6 +521,7 @@ typedef struct merged_test {
     int outcome;          /* of the message shown: a test passes only where no backend failed it */
     const char *message;  /* the emulator's when it failed (its findings name the cause), else the GPU's */
     const char *tag;      /* which backend showed it ("fails on the GPU too"), or why it did not run; or NULL */
+    int both_failed;      /* the emulator failed it and the GPU did too */
 } merged_test;
 /* The emulator's result (NOT_RUN where it does not run the test) beside the GPU's (NULL: no verdict). */
 merged_test merge_decide(const harness_result *emu, const harness_result *gpu);

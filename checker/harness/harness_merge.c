@@ -112,6 +112,7 @@ struct gpu_verdicts {
     double stalled;               /* > 0: it wrote nothing for that many seconds, and is not waited for */
     double last_news;             /* when bytes last came */
     int missing;                  /* tests whose verdict never came */
+    int both_failed_said;         /* a test has been shown failing on both (merge_report_test) */
 };
 
 gpu_verdicts *gpu_verdicts_open(const char *path, double margin)
@@ -294,6 +295,7 @@ merged_test merge_decide(const harness_result *emu, const harness_result *gpu)
         /* The emulator's message: its findings name the cause. */
         m.outcome = emu->outcome, m.message = emu->message;
         m.tag = !gpu ? no_verdict : gpu_failed ? _("fails on the GPU too") : gpu_ran ? _("passes on the GPU") : NULL;
+        m.both_failed = gpu_failed;
     } else if (gpu_failed) {
         m.outcome = gpu->outcome, m.message = gpu->message;
         m.tag = emu_ran ? _("fails on the GPU only") : NULL;
@@ -307,11 +309,16 @@ merged_test merge_decide(const harness_result *emu, const harness_result *gpu)
     return m;
 }
 
+/* "fails on the GPU too" is said at the first failure only: a later failure the GPU agrees with carries no
+ * tag, so that one bug failing every test still fits a screen. A test the two disagree on is always tagged:
+ * that is the news ("passes on the GPU": the bug hides on real hardware). */
 merged_test merge_report_test(gpu_verdicts *v, const char *key, const char *name, const harness_result *emu,
                               double timeout, const char *green, const char *red, const char *reset)
 {
     merged_test m = merge_decide(emu, gpu_verdicts_wait(v, key));
-    report_test_tagged(name, m.tag, m.outcome, m.message, timeout, green, red, reset);
+    const char *tag = m.both_failed && v->both_failed_said ? NULL : m.tag;
+    v->both_failed_said |= m.both_failed;
+    report_test_tagged(name, tag, m.outcome, m.message, timeout, green, red, reset);
     return m;
 }
 

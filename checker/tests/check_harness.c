@@ -486,6 +486,29 @@ START_TEST(test_merge_says_a_failure_once_and_which_backend_showed_it)
 }
 END_TEST
 
+/* One bug that fails several tests on both: "fails on the GPU too" at the first only; a disagreement is
+ * still tagged wherever it comes. */
+START_TEST(test_merge_says_fails_on_both_once)
+{
+    char path[64], race[4096], out[8192];
+    record_verdicts(path, sizeof path,
+                    "gpu\t30\tthe GPU (Test GPU)\n"
+                    "test\tfailed\t0.010\tcore: first\tk(n = 1) is 5.\n"
+                    "test\tfailed\t0.010\tcore: second\tk(n = 2) is 5.\n"
+                    "test\tpassed\t0.010\tcore: third\t\n"
+                    "end\n");
+    message_with_race(race, sizeof race, 22, "k(n = 1) gave its result, but the emulator found:", NULL);
+    harness_result emu[] = {{.name = "core: first", .outcome = HARNESS_FAILED, .message = race},
+                            {.name = "core: second", .outcome = HARNESS_FAILED, .message = race},
+                            {.name = "core: third", .outcome = HARNESS_FAILED, .message = race}};
+    int got = merge_report_of(path, 30, emu, 3, out, sizeof out);
+    ck_assert_msg(got == 3, "three failures: %d\n%s", got, out);
+    ck_assert_msg(strstr(out, "  ✗ core: first (fails on the GPU too)\n") != NULL, "the first tagged: %s", out);
+    ck_assert_msg(strstr(out, "  ✗ core: second\n") != NULL, "the second agreeing failure untagged: %s", out);
+    ck_assert_msg(strstr(out, "  ✗ core: third (passes on the GPU)\n") != NULL, "a disagreement tagged: %s", out);
+}
+END_TEST
+
 /* A test whose name leaves no room for the tag: the tag starts its message's line, on no line of its own. */
 START_TEST(test_merge_puts_a_long_names_tag_in_its_message)
 {
@@ -592,6 +615,7 @@ int main(int argc, char **argv)
         {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
         {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
         {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
+        {"merge: \"fails on the GPU too\" at the first failure only; a disagreement always", test_merge_says_fails_on_both_once, NEEDS_NOTHING},
         {"merge: a long name's tag starts its message's line", test_merge_puts_a_long_names_tag_in_its_message, NEEDS_NOTHING},
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
