@@ -112,6 +112,9 @@ enum harness_needs {
     NEEDS_DEVICE = 1,    /* a GPU or the emulator */
     NEEDS_EMULATOR = 2,  /* its metrics or diagnostics: on a GPU, the emulator's run grades it */
     NEEDS_GPU = 3,       /* more than the emulator can do: not run on the emulator */
+    /* A device, and seconds on the emulator where a GPU takes milliseconds (n near 2^31): on a GPU machine the
+     * emulator's second opinion waits for the GPU's verdict and runs it only to explain a failure. */
+    NEEDS_DEVICE_GPU_FIRST = 4,
 };
 
 /* One test: a sentence that names the behaviour ("sizes: n not a multiple of the block"), its function,
@@ -121,6 +124,10 @@ typedef struct harness_test {
     const TTest *fn;
     enum harness_needs needs;
 } harness_test;
+
+/* Ends the test that calls it as not run, with why ("not run here, because the GPU has ..."): a test that
+ * cannot run on this machine (an input larger than its memory) neither passes nor fails. */
+void harness_not_run(const char *why);
 
 typedef struct harness_exercise {
     const char *number;          /* "02" */

@@ -108,6 +108,45 @@ static double now_seconds(void)
 }
 
 /* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. */
+/* A test that cannot run here writes why to this file (harness_not_run, in the test's process); its runner
+ * reads it after the test. */
+static char not_run_file[64];
+
+static void forget_not_run_file(void)
+{
+    if (not_run_file[0]) unlink(not_run_file);
+}
+
+void harness_not_run(const char *why)
+{
+    FILE *f = not_run_file[0] ? fopen(not_run_file, "w") : NULL;
+    if (f) fputs(why, f), fclose(f);
+}
+
+/* Makes the file empty before a test; afterwards, what a test wrote there (NULL when nothing). */
+static void not_run_reset(void)
+{
+    if (!not_run_file[0]) {
+        snprintf(not_run_file, sizeof not_run_file, "%s", "/tmp/harness-not-run-XXXXXX");
+        int fd = mkstemp(not_run_file);
+        if (fd < 0) { not_run_file[0] = '\0'; return; }
+        close(fd);
+        atexit(forget_not_run_file);
+    }
+    if (truncate(not_run_file, 0) != 0) not_run_file[0] = '\0';
+}
+
+static char *not_run_reason(void)
+{
+    FILE *f = not_run_file[0] ? fopen(not_run_file, "r") : NULL;
+    if (!f) return NULL;
+    char why[600];
+    size_t got = fread(why, 1, sizeof why - 1, f);
+    fclose(f);
+    why[got] = '\0';
+    return got ? strdup(why) : NULL;
+}
+
 static harness_result run_one(const harness_test *t, const char *suite_name, double timeout)
 {
     harness_result r = {.name = t->name};
@@ -120,6 +159,7 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_FORK);
+    not_run_reset();
     double start = now_seconds();
     srunner_run_all(runner, CK_SILENT);
     r.seconds = now_seconds() - start;
@@ -135,6 +175,8 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
         r.outcome = HARNESS_CRASHED;
         r.message = strdup(_("The test could not be started."));
     }
+    char *why = r.outcome == HARNESS_PASSED ? not_run_reason() : NULL;
+    if (why) free(r.message), r.outcome = HARNESS_NOT_RUN, r.message = why;
     /* Check's result owns the file name; keep a copy past srunner_free. */
     r.file = r.file ? strdup(r.file) : NULL;
     free(results);
@@ -149,6 +191,15 @@ static const char *not_run_because(const harness_test *t, const char *backend)
     if (t->needs == NEEDS_GPU && backend_is_emulator()) return _("GPU only: more than the emulator holds");
     if (t->needs == NEEDS_EMULATOR && !backend_is_emulator()) return _("graded by the emulator");
     return NULL;
+}
+
+/* Whether the GPU's run passed a test (waiting for its verdict, named at a terminal meanwhile). */
+static int gpu_passed(gpu_verdicts *gpu, const char *key, const char *name, int tty)
+{
+    if (tty && !gpu_verdicts_has(gpu, key))
+        printf("  %s… %s (%s)%s\r", DIM, name, _("waiting for the GPU's verdict"), RESET), fflush(stdout);
+    const harness_result *verdict = gpu_verdicts_wait(gpu, key);
+    return verdict && verdict->outcome == HARNESS_PASSED;
 }
 
 /* A kernel that spends its instruction budget in one test is stopped at once in the later ones (the
@@ -276,6 +327,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
                                         "one would wait as long."),
                      timeout);
             *r = (harness_result){.name = name, .outcome = HARNESS_FAILED, .message = strdup(why)};
+        } else if (gpu && t->needs == NEEDS_DEVICE_GPU_FIRST && gpu_passed(gpu, t->name, name, tty)) {
+            *r = (harness_result){.name = name, .outcome = HARNESS_NOT_RUN,
+                                  .message = strdup(_("passed on the GPU, so the emulator did not run it"))};
         } else {
             /* At a terminal, the test that is running is named until its line replaces it. */
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
