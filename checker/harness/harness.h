@@ -113,7 +113,8 @@ enum harness_needs {
     NEEDS_EMULATOR = 2,  /* its metrics or diagnostics: on a GPU, the emulator's run grades it */
     NEEDS_GPU = 3,       /* more than the emulator can do: not run on the emulator */
     /* A device, and seconds on the emulator where a GPU takes milliseconds (n near 2^31): on a GPU machine the
-     * emulator's second opinion waits for the GPU's verdict and runs it only to explain a failure. */
+     * emulator's second opinion waits for the GPU's verdict and runs it only where the GPU failed it or its
+     * host code hit undefined behaviour (which only the emulator's run names). */
     NEEDS_DEVICE_GPU_FIRST = 4,
 };
 
@@ -157,6 +158,8 @@ typedef struct harness_result {
     const char *file;   /* where the failing check is, for the XML */
     int line;
     double seconds;
+    int host_ub;        /* the learner's host code hit undefined behaviour that nothing here reported (a GPU's
+                         * suite: ubsan_quiet.c); the emulator's run of the same object names it */
 } harness_result;
 
 /* Starts a report: nothing shown yet. */

@@ -123,7 +123,15 @@ void harness_not_run(const char *why)
     if (f) fputs(why, f), fclose(f);
 }
 
-/* Makes the file empty before a test; afterwards, what a test wrote there (NULL when nothing). */
+/* Where ubsan_quiet.c (a GPU's suite) leaves a file when the learner's host code hit undefined behaviour. */
+static char host_ub_file[sizeof not_run_file + 8];
+
+static void forget_host_ub_file(void)
+{
+    if (host_ub_file[0]) unlink(host_ub_file);
+}
+
+/* Before a test: the not-run file made empty, the undefined-behaviour file gone. */
 static void not_run_reset(void)
 {
     if (!not_run_file[0]) {
@@ -132,9 +140,15 @@ static void not_run_reset(void)
         if (fd < 0) { not_run_file[0] = '\0'; return; }
         close(fd);
         atexit(forget_not_run_file);
+        snprintf(host_ub_file, sizeof host_ub_file, "%s.ub", not_run_file);
+        setenv("HARNESS_HOST_UB_FILE", host_ub_file, 1);
+        atexit(forget_host_ub_file);
     }
     if (truncate(not_run_file, 0) != 0) not_run_file[0] = '\0';
+    unlink(host_ub_file);
 }
+
+/* Afterwards: what a test wrote to the not-run file (NULL when nothing). */
 
 static char *not_run_reason(void)
 {
@@ -175,6 +189,7 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
         r.outcome = HARNESS_CRASHED;
         r.message = strdup(_("The test could not be started."));
     }
+    r.host_ub = host_ub_file[0] && access(host_ub_file, F_OK) == 0;
     char *why = r.outcome == HARNESS_PASSED ? not_run_reason() : NULL;
     if (why) free(r.message), r.outcome = HARNESS_NOT_RUN, r.message = why;
     /* Check's result owns the file name; keep a copy past srunner_free. */
@@ -199,7 +214,7 @@ static int gpu_passed(gpu_verdicts *gpu, const char *key, const char *name, int 
     if (tty && !gpu_verdicts_has(gpu, key))
         printf("  %s… %s (%s)%s\r", DIM, name, _("waiting for the GPU's verdict"), RESET), fflush(stdout);
     const harness_result *verdict = gpu_verdicts_wait(gpu, key);
-    return verdict && verdict->outcome == HARNESS_PASSED;
+    return verdict && verdict->outcome == HARNESS_PASSED && !verdict->host_ub;
 }
 
 /* A kernel that spends its instruction budget in one test is stopped at once in the later ones (the

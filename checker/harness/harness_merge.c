@@ -79,7 +79,9 @@ void merge_results_start(const char *path, const char *backend, double timeout)
 
 void merge_results_add(const char *key, const harness_result *r)
 {
-    char *name = escaped(key), *message = escaped(r->outcome == HARNESS_PASSED ? "" : r->message);
+    /* A pass's message is empty, or "host-ub": its host code hit undefined behaviour (harness_result). */
+    char *name = escaped(key),
+         *message = escaped(r->outcome == HARNESS_PASSED ? (r->host_ub ? "host-ub" : "") : r->message);
     if (name && message) put_line("test\t%s\t%.3f\t%s\t%s\n", outcome_words[r->outcome], r->seconds, name, message);
     free(name);
     free(message);
@@ -179,6 +181,7 @@ static void take_line(gpu_verdicts *v, char *line)
                                 .seconds = atof(f[2])};
         for (int o = 0; o < 4; o++)
             if (!strcmp(f[1], outcome_words[o])) d->r.outcome = o;
+        d->r.host_ub = d->r.outcome == HARNESS_PASSED && !strcmp(f[4], "host-ub");
     } else if (!strcmp(f[0], "end")) {
         v->complete = v->ended = 1;
     } else if (!strcmp(f[0], "exit") && n >= 2) {

@@ -92,8 +92,8 @@ END_TEST
  * overflows here. The input is one chunk of 64 MiB over and over, so no 8 GiB host image is needed, and on
  * the emulator it costs the chunk's memory (dev_input_repeated). On a GPU without room for it the test
  * ends as not run, with a sentence that says why, instead of failing; on a GPU machine the emulator's
- * second opinion runs it only where the GPU did not pass it (NEEDS_DEVICE_GPU_FIRST): it is 7.7 s of the
- * emulator's 8.1 s for this suite on a 2-core machine. */
+ * second opinion runs it only where the GPU did not pass it cleanly (NEEDS_DEVICE_GPU_FIRST): it is 7.7 s
+ * of the emulator's 8.1 s for this suite on a 2-core machine. */
 START_TEST(test_ex08_no_overflow_near_2_31)
 {
     const size_t n = 2147483647u, chunk = (size_t)1 << 24;

@@ -575,6 +575,7 @@ START_TEST(test_merge_verdicts_cross_the_file_as_they_were)
     merge_results_start(path, "the GPU (A\tB)", 12);
     merge_results_add("core: x", &(harness_result){.outcome = HARNESS_CRASHED, .message = (char *)msg, .seconds = 1});
     merge_results_add("core: y", &(harness_result){.outcome = HARNESS_PASSED, .message = (char *)"ignored"});
+    merge_results_add("core: w", &(harness_result){.outcome = HARNESS_PASSED, .message = (char *)"", .host_ub = 1});
     merge_results_end();
     gpu_verdicts *v = gpu_verdicts_open(path, 30);
     int started;
@@ -583,7 +584,9 @@ START_TEST(test_merge_verdicts_cross_the_file_as_they_were)
     const harness_result *x = gpu_verdicts_wait(v, "core: x"), *y = gpu_verdicts_wait(v, "core: y");
     ck_assert_msg(x && x->outcome == HARNESS_CRASHED && !strcmp(x->message, msg), "the crash and its message: %s",
                   x ? x->message : "(none)");
-    ck_assert_msg(y && y->outcome == HARNESS_PASSED && !strcmp(y->message, ""), "the pass");
+    ck_assert_msg(y && y->outcome == HARNESS_PASSED && !strcmp(y->message, "") && !y->host_ub, "the pass");
+    const harness_result *w = gpu_verdicts_wait(v, "core: w");
+    ck_assert_msg(w && w->outcome == HARNESS_PASSED && w->host_ub, "a pass whose host code hit undefined behaviour");
     ck_assert_msg(gpu_verdicts_wait(v, "core: z") == NULL, "a test it never ran");
     gpu_verdicts_close(v);
     unlink(path);
@@ -619,7 +622,7 @@ int main(int argc, char **argv)
         {"merge: a long name's tag starts its message's line", test_merge_puts_a_long_names_tag_in_its_message, NEEDS_NOTHING},
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
-        {"merge: verdicts cross the file as they were (escapes, outcomes)", test_merge_verdicts_cross_the_file_as_they_were, NEEDS_NOTHING},
+        {"merge: verdicts cross the file as they were (escapes, outcomes, undefined behaviour in a pass)", test_merge_verdicts_cross_the_file_as_they_were, NEEDS_NOTHING},
         {0},
     };
     const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
