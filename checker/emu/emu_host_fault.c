@@ -134,7 +134,11 @@ static void learner_line(const void *pc, char *where, size_t len, char *callee, 
             const char *inc = strstr(line, "/include/");
             inc = inc ? inc + strlen("/include/") : emu_source_path(line);
             if (!strncmp(inc, "cccl/", 5)) inc += 5;
-            snprintf(callee, callee_len, "%s", inc);
+            /* the C library's inline wrappers (bits/string_fortified.h around memcpy, where _FORTIFY_SOURCE is
+             * on by default) are the library itself, no header the learner included; C++'s (c++/14/bits/
+             * stl_numeric.h, std::accumulate) say which algorithm */
+            int libc = strstr(inc, "bits/") && strncmp(inc, "c++/", 4);
+            snprintf(callee, callee_len, "%s", libc ? emu_text("a library") : inc);
             continue;
         }
         snprintf(where, len, "%s:%d", emu_source_path(line), number);
