@@ -308,12 +308,14 @@ backup_keep() {
     local nn=$1 file=$2 stamp path k=1
     stamp="$STATE_DIR/backups/ex$nn-$(date +%Y%m%d-%H%M%S)"
     path="$stamp-$(basename "$file")"
-    while [ -e "$path" ]; do k=$((k + 1)); path="$stamp.$k-$(basename "$file")"; done
+    while [ -e "$path" ]; do k=$((k + 1)); path="$stamp.$(printf '%02d' "$k")-$(basename "$file")"; done
     mkdir -p "$STATE_DIR/backups" && cp -p "$file" "$path" && echo "$path"
 }
 
 # backup_latest NN: the newest backup of exercise NN, or nothing (by name: cp -p keeps the file's own time).
-backup_latest() { ls "$STATE_DIR"/backups/ex"$1"-* 2>/dev/null | sort | tail -n 1; }
+# Sorted byte by byte: a locale's collation skips punctuation, and put "STAMP.02-" before "STAMP-" (seen on
+# a GPU machine, where make reset and two make restores ran within one second).
+backup_latest() { ls "$STATE_DIR"/backups/ex"$1"-* 2>/dev/null | LC_ALL=C sort | tail -n 1; }
 
 # ---- Corpus entries: a bug stored as a patch against a reference solution --------------------------------
 # An entry (checker/corpus/exNN/NAME.patch) is a unified diff of one file under solutions/, preceded by
