@@ -522,6 +522,8 @@ const char *gpu_verdicts_backend(gpu_verdicts *v, int *started);
 int gpu_verdicts_has(gpu_verdicts *v, const char *key);
 /* Waits for key's verdict: NULL when none came (it is then counted as missing). */
 const harness_result *gpu_verdicts_wait(gpu_verdicts *v, const char *key);
+/* The same, without counting a verdict that never came (a look before the test's own line). */
+const harness_result *gpu_verdicts_peek(gpu_verdicts *v, const char *key);
 /* Waits for the GPU's run to end, as long as a verdict would be waited for. */
 void gpu_verdicts_finish(gpu_verdicts *v);
 void gpu_verdicts_close(gpu_verdicts *v);

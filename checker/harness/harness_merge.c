@@ -258,11 +258,16 @@ const char *gpu_verdicts_backend(gpu_verdicts *v, int *started)
     return v->label;
 }
 
+const harness_result *gpu_verdicts_peek(gpu_verdicts *v, const char *key)
+{
+    return wait_for(v, WANT_VERDICT, key) ? find(v, key) : NULL;
+}
+
 const harness_result *gpu_verdicts_wait(gpu_verdicts *v, const char *key)
 {
-    if (wait_for(v, WANT_VERDICT, key)) return find(v, key);
-    v->missing++;
-    return NULL;
+    const harness_result *r = gpu_verdicts_peek(v, key);
+    if (!r) v->missing++;
+    return r;
 }
 
 void gpu_verdicts_finish(gpu_verdicts *v)
