@@ -107,15 +107,39 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. */
+/* The suite's own temporary files, removed when it ends. Check's test processes are forked from the suite
+ * and run its atexit handlers too: only the process that made the files removes them. */
+static pid_t files_owner;
+static char *files_made[4];
+static int files_count;
+
+static void forget_files_made(void)
+{
+    if (getpid() != files_owner) return;
+    for (int i = 0; i < files_count; i++)
+        if (files_made[i][0]) unlink(files_made[i]);
+}
+
+/* path (a buffer that lives as long as the suite) is removed when the suite ends. */
+static void forget_at_exit(char *path)
+{
+    if (!files_owner) files_owner = getpid(), atexit(forget_files_made);
+    if (files_count < (int)(sizeof files_made / sizeof *files_made)) files_made[files_count++] = path;
+}
+
+/* A fresh file "/tmp/harness-WHAT-XXXXXX" in path, removed when the suite ends; "" when none could be made. */
+static void make_temp_file(char *path, size_t len, const char *what)
+{
+    snprintf(path, len, "/tmp/harness-%s-XXXXXX", what);
+    int fd = mkstemp(path);
+    if (fd < 0) { path[0] = '\0'; return; }
+    close(fd);
+    forget_at_exit(path);
+}
+
 /* A test that cannot run here writes why to this file (harness_not_run, in the test's process); its runner
  * reads it after the test. */
 static char not_run_file[64];
-
-static void forget_not_run_file(void)
-{
-    if (not_run_file[0]) unlink(not_run_file);
-}
 
 void harness_not_run(const char *why)
 {
@@ -126,30 +150,21 @@ void harness_not_run(const char *why)
 /* Where ubsan_quiet.c (a GPU's suite) leaves a file when the learner's host code hit undefined behaviour. */
 static char host_ub_file[sizeof not_run_file + 8];
 
-static void forget_host_ub_file(void)
-{
-    if (host_ub_file[0]) unlink(host_ub_file);
-}
-
 /* Before a test: the not-run file made empty, the undefined-behaviour file gone. */
 static void not_run_reset(void)
 {
     if (!not_run_file[0]) {
-        snprintf(not_run_file, sizeof not_run_file, "%s", "/tmp/harness-not-run-XXXXXX");
-        int fd = mkstemp(not_run_file);
-        if (fd < 0) { not_run_file[0] = '\0'; return; }
-        close(fd);
-        atexit(forget_not_run_file);
+        make_temp_file(not_run_file, sizeof not_run_file, "not-run");
+        if (!not_run_file[0]) return;
         snprintf(host_ub_file, sizeof host_ub_file, "%s.ub", not_run_file);
         setenv("HARNESS_HOST_UB_FILE", host_ub_file, 1);
-        atexit(forget_host_ub_file);
+        forget_at_exit(host_ub_file);
     }
     if (truncate(not_run_file, 0) != 0) not_run_file[0] = '\0';
     unlink(host_ub_file);
 }
 
 /* Afterwards: what a test wrote to the not-run file (NULL when nothing). */
-
 static char *not_run_reason(void)
 {
     FILE *f = not_run_file[0] ? fopen(not_run_file, "r") : NULL;
@@ -161,6 +176,7 @@ static char *not_run_reason(void)
     return got ? strdup(why) : NULL;
 }
 
+/* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. */
 static harness_result run_one(const harness_test *t, const char *suite_name, double timeout)
 {
     harness_result r = {.name = t->name};
@@ -221,19 +237,10 @@ static int gpu_passed(gpu_verdicts *gpu, const char *key, const char *name, int 
  * emulator reads this file, see emu_diag_endless_known): a kernel that never ends costs seconds, once. */
 static char endless_file[64];
 
-static void forget_endless_kernels(void)
-{
-    if (endless_file[0]) unlink(endless_file);
-}
-
 static void remember_endless_kernels(void)
 {
-    snprintf(endless_file, sizeof endless_file, "%s", "/tmp/harness-endless-XXXXXX");
-    int fd = mkstemp(endless_file);
-    if (fd < 0) { endless_file[0] = '\0'; return; }
-    close(fd);
-    setenv("EMU_ENDLESS_FILE", endless_file, 1);
-    atexit(forget_endless_kernels);
+    make_temp_file(endless_file, sizeof endless_file, "endless");
+    if (endless_file[0]) setenv("EMU_ENDLESS_FILE", endless_file, 1);
 }
 
 /* "Running on BACKEND with seed S (SEED=S make exNN replays this run)." */
