@@ -224,11 +224,17 @@ static const char *not_run_because(const harness_test *t, const char *backend)
     return NULL;
 }
 
-/* Whether the GPU's run passed a test (waiting for its verdict, named at a terminal meanwhile). */
-static int gpu_passed(gpu_verdicts *gpu, const char *key, const char *name, int tty)
+/* At a terminal, a test whose GPU verdict is not in yet is named as waiting for it until its line comes. */
+static void say_waiting_for_gpu(gpu_verdicts *gpu, const char *key, const char *name, int tty)
 {
     if (tty && !gpu_verdicts_has(gpu, key))
         printf("  %s… %s (%s)%s\r", DIM, name, _("waiting for the GPU's verdict"), RESET), fflush(stdout);
+}
+
+/* Whether the GPU's run passed a test cleanly (waiting for its verdict). */
+static int gpu_passed(gpu_verdicts *gpu, const char *key, const char *name, int tty)
+{
+    say_waiting_for_gpu(gpu, key, name, tty);
     const harness_result *verdict = gpu_verdicts_peek(gpu, key);   /* its line's wait counts a missing one */
     return verdict && verdict->outcome == HARNESS_PASSED && !verdict->host_ub;
 }
@@ -369,8 +375,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         const char *shown = r->message;
         if (gpu) {
             /* Its line waits for the GPU's verdict, which is usually in: the GPU's tests are quick. */
-            if (tty && !gpu_verdicts_has(gpu, t->name))
-                printf("  %s… %s (%s)%s\r", DIM, name, _("waiting for the GPU's verdict"), RESET), fflush(stdout);
+            say_waiting_for_gpu(gpu, t->name, name, tty);
             if (tty) printf("\033[K");
             merged_test m = merge_report_test(gpu, t->name, name, r, timeout, GREEN, RED, RESET);
             outcome = m.outcome, shown = m.message;
