@@ -57,9 +57,15 @@ def draw(command, chinese, cache):
 
 
 def chinese_catalog_built():
-    """Whether make built the Chinese catalog (gettext's msgfmt does; a machine without it draws in English)."""
-    build = os.path.join(ROOT, os.environ.get("BUILD", "build"))
-    return os.path.exists(os.path.join(build, "locale", "zh_CN", "LC_MESSAGES", "course.mo"))
+    """Whether the course speaks Chinese here: course-text's own answer for COURSE_LANG=zh, which is English
+    where make compiled no catalog (gettext's msgfmt does), as every drawing then is."""
+    course_text = os.environ.get("COURSE_TEXT", os.path.join(os.environ.get("BUILD", "build"), "bin", "course-text"))
+    try:
+        done = subprocess.run([course_text, "lang"], cwd=ROOT, env=dict(os.environ, COURSE_LANG="zh"),
+                              capture_output=True, text=True)
+    except OSError:
+        return False
+    return done.stdout.startswith("zh")
 
 
 def check():
