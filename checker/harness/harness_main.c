@@ -80,7 +80,7 @@ static const char *paint(const char *code) { return use_colour ? code : ""; }
 
 typedef struct options {
     const char *tap, *xml, *only;
-    int summary;
+    int summary, space;
     const char *results;     /* the GPU's suite on a GPU machine: each verdict to this file as it ends */
     const char *gpu_results; /* the emulator's suite there: the GPU's verdicts, for one report of both */
 } options;
@@ -93,6 +93,7 @@ static options parse_options(int argc, char **argv)
         else if (!strcmp(argv[i], "--xml") && i + 1 < argc) o.xml = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) o.only = argv[++i];
         else if (!strcmp(argv[i], "--summary")) o.summary = 1;
+        else if (!strcmp(argv[i], "--space")) o.space = 1;
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) o.results = argv[++i];
         else if (!strcmp(argv[i], "--gpu-results") && i + 1 < argc) o.gpu_results = argv[++i];
         else fprintf(stderr, "checker: ignoring unknown option %s\n", argv[i]);
@@ -284,6 +285,13 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
      * come near that. */
     check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
+    if (opt.space) {   /* make test's line of what each suite tries */
+        harness_cover c = {0};
+        if (ex->space) harness_cover_build(ex->space, &c);
+        printf("dimensions=%d values=%d cases=%zu\n", c.dims, harness_cover_values(&c), c.cases);
+        harness_cover_free(&c);
+        return 0;
+    }
     const char *no_colour = getenv("NO_COLOR"), *colour = getenv("COURSE_COLOR");
     /* COURSE_COLOR=1: the report goes to a file that a terminal shows later. */
     int tty = isatty(STDOUT_FILENO) || (colour && !strcmp(colour, "1"));

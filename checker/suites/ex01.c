@@ -92,6 +92,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"01", N_("your first kernel, one atomicAdd per element"),
-                                 "exercises/01-atomic/lesson.md", tests};
+                                 "exercises/01-atomic/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -63,6 +63,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"02", N_("v1, a shared-memory tree with interleaved addressing"),
-                                 "exercises/02-interleaved/lesson.md", tests};
+                                 "exercises/02-interleaved/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

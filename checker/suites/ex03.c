@@ -151,6 +151,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"03", N_("v2, sequential addressing: no divergence, no bank conflicts"),
-                                 "exercises/03-sequential/lesson.md", tests};
+                                 "exercises/03-sequential/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -168,6 +168,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"04", N_("v3, first add during load: half the blocks"),
-                                 "exercises/04-first-add/lesson.md", tests};
+                                 "exercises/04-first-add/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

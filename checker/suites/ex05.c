@@ -150,6 +150,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"05", N_("v4, unroll the last warp"),
-                                 "exercises/05-last-warp/lesson.md", tests};
+                                 "exercises/05-last-warp/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

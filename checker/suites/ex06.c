@@ -121,6 +121,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"06", N_("v5, complete unroll with a template block size"),
-                                 "exercises/06-complete-unroll/lesson.md", tests};
+                                 "exercises/06-complete-unroll/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -179,6 +179,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"07", N_("v6, warp shuffles and a grid-stride loop"),
-                                 "exercises/07-shuffle/lesson.md", tests};
+                                 "exercises/07-shuffle/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -150,6 +150,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"08", N_("a multi-level reduction: one total for any n"),
-                                 "exercises/08-multi-level/lesson.md", tests};
+                                 "exercises/08-multi-level/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -353,6 +353,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"09", N_("beyond sum: max, min and dot product, each with its identity"),
-                                 "exercises/09-beyond-sum/lesson.md", tests};
+                                 "exercises/09-beyond-sum/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

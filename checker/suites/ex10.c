@@ -217,6 +217,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"10", N_("float accuracy: a compensated sum"), "exercises/10-float-accuracy/lesson.md",
-                                 tests};
+                                 tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -142,6 +142,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"11", N_("the fastest reduction: 16-byte loads, single pass"),
-                                 "exercises/11-fastest/lesson.md", tests};
+                                 "exercises/11-fastest/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

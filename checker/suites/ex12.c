@@ -613,6 +613,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"12", N_("use the library: Thrust and CUB, and when each is worth its cost"),
-                                 "exercises/12-library/lesson.md", tests};
+                                 "exercises/12-library/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -579,6 +579,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"13", N_("block all-reduce in half precision"), "exercises/13-half-allreduce/lesson.md",
-                                 tests};
+                                 tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -550,6 +550,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"14", N_("softmax: two reductions, then online"), "exercises/14-softmax/lesson.md",
-                                 tests};
+                                 tests, NULL};
     return harness_run(&ex, argc, argv);
 }

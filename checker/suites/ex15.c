@@ -557,6 +557,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"15", N_("LayerNorm and RMSNorm: Welford's one pass"), "exercises/15-layernorm/lesson.md",
-                                 tests};
+                                 tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -634,6 +634,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"16", N_("who reduces a row: a warp, a block or a cluster"),
-                                 "exercises/16-row-mapping/lesson.md", tests};
+                                 "exercises/16-row-mapping/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -593,6 +593,45 @@ START_TEST(test_merge_verdicts_cross_the_file_as_they_were)
 }
 END_TEST
 
+
+/* The covering set: every value of every dimension, every pair of two that interact, and not many more cases
+ * than the largest product of two interacting dimensions. */
+START_TEST(test_space_covers_every_value_and_every_interacting_pair)
+{
+    static const harness_space_line lines[] = {
+        {"dim", "cols", "1 7 8 9 31, 32 33"}, {"dim", "rows", "1 2 3 4 5"}, {"dim", "path", "auto warp block"},
+        {"dim", "mask", "none leading trailing inside whole first inner last"}, {"dim", "eps", "1e-5 0.1"},
+        {"interact", "", "cols, rows, path"}, {"interact", "", "path, eps"}, {0, 0, 0},
+    };
+    const harness_space space = {lines};
+    harness_cover c;
+    harness_cover_build(&space, &c);
+    ck_assert_int_eq(c.dims, 5);
+    ck_assert_int_eq(harness_cover_values(&c), 7 + 5 + 3 + 8 + 2);
+    for (int d = 0; d < c.dims; d++)
+        for (int a = 0; a < c.counts[d]; a++) {
+            size_t k = 0;
+            while (k < c.cases && c.at[k][d] != a) k++;
+            ck_assert_msg(k < c.cases, "value %s of %s never tried", c.labels[d][a], c.names[d]);
+        }
+    static const int pairs[][2] = {{0, 1}, {0, 2}, {1, 2}, {2, 4}};
+    for (size_t p = 0; p < 4; p++) {
+        int i = pairs[p][0], j = pairs[p][1];
+        for (int a = 0; a < c.counts[i]; a++)
+            for (int b = 0; b < c.counts[j]; b++) {
+                size_t k = 0;
+                while (k < c.cases && !(c.at[k][i] == a && c.at[k][j] == b)) k++;
+                ck_assert_msg(k < c.cases, "%s = %s with %s = %s never tried", c.names[i], c.labels[i][a], c.names[j],
+                              c.labels[j][b]);
+            }
+    }
+    ck_assert_msg(c.cases >= 35 && c.cases <= 45, "%zu cases for 7 x 5 pairs", c.cases);
+    ck_assert_double_eq(harness_case_number(&c, 0, "eps") + harness_case_number(&c, 1, "eps") > 0, 1);
+    ck_assert(harness_case_is(&c, 0, "cols", harness_case_label(&c, 0, "cols")));
+    harness_cover_free(&c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -623,8 +662,9 @@ int main(int argc, char **argv)
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
         {"merge: verdicts cross the file as they were (escapes, outcomes, undefined behaviour in a pass)", test_merge_verdicts_cross_the_file_as_they_were, NEEDS_NOTHING},
+        {"space: the covering set tries every value, and every pair of values of two dimensions that interact", test_space_covers_every_value_and_every_interacting_pair, NEEDS_NOTHING},
         {0},
     };
-    const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
+    const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests, NULL};
     return harness_run(&self, argc, argv);
 }
