@@ -549,7 +549,7 @@ int main(int argc, char **argv)
         {N_("concept: the online form reads each row twice"), test_ex14_online_reads_twice, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"14", N_("softmax: two reductions, then online"), "exercises/14-softmax/lesson.md",
+    const harness_exercise ex = {"14", N_("Softmax over rows: two reductions, then online"), "exercises/14-softmax/lesson.md",
                                  tests};
     return harness_run(&ex, argc, argv);
 }
