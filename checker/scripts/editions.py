@@ -302,7 +302,8 @@ class Problem(str):
 
 def rejected_forms(glossary=GLOSSARY):
     """Rule 11: {rejected form: the term chosen instead}, from the glossary's column 不用的写法 (forms
-    separated by "、"; the term is the 中文 column's, without its parentheses)."""
+    separated by "、"; the term is the 中文 column's, without its parentheses, or the k-th of its terms
+    for the k-th form where both list as many)."""
     forms, column = {}, None
     if not os.path.exists(glossary):
         return forms
@@ -315,9 +316,10 @@ def rejected_forms(glossary=GLOSSARY):
                 column = cells.index(REJECTED_HEAD) if REJECTED_HEAD in cells else -1
             elif column > 0 and not TABLE_RULE.match(line.strip()) and len(cells) > column:
                 term = re.sub(r"（[^）]*）|\([^)]*\)", "", cells[1]).strip()
-                for form in (f.strip().strip("“”") for f in cells[column].split("、")):
-                    if form:
-                        forms[form] = term
+                rejected = [f.strip().strip("“”") for f in cells[column].split("、") if f.strip()]
+                terms = term.split("、")   # "当前最大值、当前均值" beside "运行最大值、运行均值": one each
+                for k, form in enumerate(rejected):
+                    forms[form] = terms[k] if len(terms) == len(rejected) else term
     return forms
 
 
@@ -365,6 +367,8 @@ def chinese_page_problems(page, rel, forms, pattern):
     def plain(k):   # line k without inline code and link targets; "" past the end
         return re.sub(r"`[^`]*`|\]\([^)]*\)", " ", page.lines[k]) if k < len(page.lines) else ""
     for k in range(len(page.lines)):
+        if not CJK.search(page.lines[k]):
+            continue   # English quoted in a code block (a report as it prints in English)
         line, after = plain(k), plain(k + 1).lstrip() if k + 1 in page.prose_at and k in page.prose_at else ""
         problems += text_problems(line + "\n" + after, f"{rel}:{k + 1}", forms, pattern, len(line))
     return problems
