@@ -3,6 +3,8 @@
 
     editions.py            check every pair; exit 1 when any rule is broken
     editions.py FILE.md    check one English file (or its .zh-CN.md twin) against its twin
+    editions.py --terms    write checker/i18n/glossary_terms.h again from the glossary (a full check
+                           fails when it is not what the glossary gives)
 
 Every English page (README.md, lessons/*.md, exercises/*/lesson.md) has a twin beside it, NAME.zh-CN.md.
 The rules, each a way an edition drifts from the other:
@@ -47,6 +49,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GLOSSARY = os.path.join(ROOT, "lessons", "glossary.zh-CN.md")
 CATALOGS = os.path.join(ROOT, "checker", "po", "zh_CN", "*.po")
+TERMS_HEADER = os.path.join(ROOT, "checker", "i18n", "glossary_terms.h")
 REJECTED_HEAD = "不用的写法"   # the glossary's column of rejected forms: the Chinese edition's alone
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6}) \S")
@@ -374,6 +377,41 @@ def chinese_page_problems(page, rel, forms, pattern):
     return problems
 
 
+def glossary_words(glossary=GLOSSARY):
+    """The Chinese words of the glossary's 中文 column (each run of two Chinese characters or more, in
+    parentheses too): a wrapped line of the report never breaks inside one (checker/i18n/width.c)."""
+    words = set()
+    with open(glossary, encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("|") and len(cells) >= 3 and not TABLE_RULE.match(line.strip()) and cells[1] != "中文":
+                words.update(re.findall(f"[{HAN}]{{2,}}", cells[1]))
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+def terms_header(glossary=GLOSSARY):
+    """checker/i18n/glossary_terms.h's text, from the glossary."""
+    words, lines, line = glossary_words(glossary), [], "   "
+    for word in words:
+        if len(line) + len(re.findall(f"[{HAN}]", line)) + len(word) * 2 + 4 > 100:   # a Chinese character: 2 columns
+            lines.append(line)
+            line = "   "
+        line += f' "{word}",'
+    lines.append(line)
+    return ("/* glossary_terms.h - the Chinese words of lessons/glossary.zh-CN.md's 中文 column, longest first: a\n"
+            " * wrapped line of the report never breaks inside one (width.c). Written by checker/scripts/editions.py\n"
+            " * --terms from the glossary; editions.py fails when it is not current. */\n"
+            "static const char *const glossary_terms[] = {\n" + "\n".join(lines) + "\n};\n")
+
+
+def terms_problems():
+    current = open(TERMS_HEADER, encoding="utf-8").read() if os.path.exists(TERMS_HEADER) else ""
+    if current != terms_header():
+        return [Problem("checker/i18n/glossary_terms.h is not what lessons/glossary.zh-CN.md gives (the report "
+                        "would break a line inside a new term): run checker/scripts/editions.py --terms")]
+    return []
+
+
 def catalog_translations(paths=None):
     """Every translation of the catalogs, as (part, msgid, msgstr)."""
     import importlib.util
@@ -478,6 +516,11 @@ def rules_hold():
 
 
 def main(argv):
+    if argv[1:] == ["--terms"]:
+        with open(TERMS_HEADER, "w", encoding="utf-8") as f:
+            f.write(terms_header())
+        print(f"editions: wrote {os.path.relpath(TERMS_HEADER, ROOT)}, {len(glossary_words())} terms")
+        return 0
     if len(argv) == 1 and not rules_hold():
         return 1
     if len(argv) > 1:
@@ -493,7 +536,7 @@ def main(argv):
         problems += found
     problems += heading_problems(paired)
     catalogs = sorted(glob.glob(CATALOGS)) if len(argv) == 1 else []
-    problems += catalog_problems(forms, form_pattern(forms), catalogs) if catalogs else []
+    problems += catalog_problems(forms, form_pattern(forms), catalogs) + terms_problems() if catalogs else []
     for p in problems:
         print(f"  ✗ {p}")
     counts = {kind: sum(p.count for p in problems if getattr(p, "kind", None) == kind)
