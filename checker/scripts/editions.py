@@ -35,8 +35,8 @@ counts the last line gives:
      term), in a page or a catalog's translation; and one Chinese heading for one English heading
      ("## What to change" is "## 要改的地方" in every lesson).
  12. A ratio said as the English means it: never "快 N 倍", "高 N 倍", "慢 N 倍", "超出 N 倍" (many read
-     them as N + 1 times) nor "1.05x", but "是…的 N 倍" or a percentage; never "每隔 N 列" (read as every
-     (N + 1)-th) where every N-th is meant, but "每 N 列".
+     them as N + 1 times) nor "1.05x", but "是…的 N 倍" or a percentage; never "每隔 N 列" / "每隔三个值"
+     (every (N + 1)-th, which readers take for every N-th), but "每 N 列", "每 4 个值一个".
 Plain python3, no packages. checker/scripts/editions_test.py shows each rule failing on a bad example;
 a full check runs it first.
 """
@@ -79,7 +79,9 @@ BROKEN_WORD = (re.compile(f"[{HAN}]$"), re.compile(f"^\\s*[{HAN}\u3000-\u303f\uf
 # Rule 12: N, or a range of them, after a comparative (an ambiguous ratio), and "every other N".
 NUM = r"\d+(?:\.\d+)?"
 AMBIGUOUS_RATIO = re.compile(f"(?<!最)(?:快|慢|高|低|超出|多出)了?\\s*(?:约|近|大约|将近)?\\s*{NUM}"
-                             f"(?:\\s*(?:到|至|-|~|–)\\s*{NUM})?\\s*倍|(?<![A-Za-z0-9_.%]){NUM}x(?![A-Za-z0-9_%])|每隔\\s*\\d+\\s*个?(?:列|行)")
+                             f"(?:\\s*(?:到|至|-|~|–)\\s*{NUM})?\\s*倍"
+                             f"|(?<![A-Za-z0-9_.%]){NUM}x(?![A-Za-z0-9_%])"
+                             f"|每隔\\s*(?:\\d+|[二三四五六七八九十]+)\\s*个?\\s*(?:列|行|值|元素|字|线程|lane|bank)")
 
 
 def english_pages():

@@ -196,12 +196,13 @@ class EditionsTest(unittest.TestCase):
         for ratio in ("快 1.8 倍", "高约 2 到 3 倍", "超出 14 倍", "1.8x"):
             self.assert_caught(CHINESE.replace("少约 45%（1.8 倍之差）", ratio + "（1.8）"), f"\"{ratio}\"")
         self.assert_caught(CHINESE.replace("两两相加", "每隔 3 列相加"), "\"每隔 3 列\" reads as every (N + 1)-th")
+        self.assert_caught(CHINESE.replace("两两相加", "每隔三个值相加"), "\"每隔三个值\" reads as every (N + 1)-th")
 
     def test_a_ratio_cut_by_a_line_break_is_caught(self):
         self.assert_caught(CHINESE.replace("少约 45%（1.8 倍之差）", "快\n1.8 倍"), "\"快1.8 倍\"")
 
     def test_a_ratio_said_as_a_multiple_is_fine(self):
-        chinese = CHINESE.replace("少约 45%（1.8 倍之差）", "速度是 v3 的 1.8 倍，每 4 列一个，最高 2 倍，0x7FDE")
+        chinese = CHINESE.replace("少约 45%（1.8 倍之差）", "速度是 v3 的 1.8 倍，每 4 列一个，每隔一个值，最高 2 倍，0x7FDE")
         self.assertEqual(self.check(chinese), [])
 
     def test_the_glossary_lists_its_kept_terms(self):
