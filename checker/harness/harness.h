@@ -590,12 +590,13 @@ int merge_report_missing(const gpu_verdicts *v);
 #ifndef HARNESS_SPACE_RUN_H
 #define HARNESS_SPACE_RUN_H
 
-typedef int (*harness_case_filter)(const harness_cover *c, size_t k);
-typedef void (*harness_case_run)(const harness_cover *c, size_t k, uint64_t salt);
-/* Builds the space's covering set and runs run(c, k, salt + k) for each case k that wanted(c, k) accepts
- * (wanted NULL: every case). A filter that accepts no case is the suite's own error: the test fails, so
- * that no test passes having tried nothing. */
-void harness_cover_run(const harness_space *s, harness_case_filter wanted, harness_case_run run, uint64_t salt);
+typedef int (*harness_case_filter)(const harness_cover *c, size_t k, const void *ctx);
+typedef void (*harness_case_run)(const harness_cover *c, size_t k, uint64_t salt, const void *ctx);
+/* Builds the space's covering set and runs run(c, k, salt + k, ctx) for each case k that wanted(c, k, ctx)
+ * accepts (wanted NULL: every case). A filter that accepts no case is the suite's own error: the test fails,
+ * so that no test passes having tried nothing. */
+void harness_cover_run(const harness_space *s, harness_case_filter wanted, harness_case_run run, uint64_t salt,
+                       const void *ctx);
 /* Case k's size, declared as a number ("33"), as K u + C ("2b+1", "b-1", "1024b-1") where u is one of the
  * letters of `units` and stands for of[its place] (units "bs", of {block, stride}), or as "large"
  * (harness_large_n()). */
@@ -612,6 +613,16 @@ int harness_values_are_default(size_t n, int lo, int hi);
  * "rounding" and returns the hint that asks about a float or narrow accumulator; else NULL. */
 const char *harness_explain_rounding(long long expected, long long got, size_t n, int lo, int hi, char *why,
                                      size_t len);
+
+/* v1-v5 over a covering set whose dimensions are "block", "n" (written against b, the block: "2b+1") and
+ * "values"; ctx is the partials_spec. The filters: fewer elements than one block covers, more but not a
+ * multiple of it, a whole number of blocks. */
+void partials_case_run(const harness_cover *c, size_t k, uint64_t salt, const void *spec);
+int partials_case_block(const harness_cover *c, size_t k);
+size_t partials_case_n(const harness_cover *c, size_t k);
+int partials_case_fewer(const harness_cover *c, size_t k, const void *spec);
+int partials_case_not_a_multiple(const harness_cover *c, size_t k, const void *spec);
+int partials_case_whole_blocks(const harness_cover *c, size_t k, const void *spec);
 
 /* expect_block_partials and expect_int_total on values drawn from [lo, hi]. */
 void expect_block_partials_in(const partials_spec *spec, size_t n, int block, int lo, int hi, uint64_t salt);

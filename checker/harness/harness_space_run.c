@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-void harness_cover_run(const harness_space *s, harness_case_filter wanted, harness_case_run run, uint64_t salt)
+void harness_cover_run(const harness_space *s, harness_case_filter wanted, harness_case_run run, uint64_t salt,
+                       const void *ctx)
 {
     harness_cover c;
     harness_cover_build(s, &c);
     size_t ran = 0;
     for (size_t k = 0; k < c.cases; k++)
-        if (!wanted || wanted(&c, k)) run(&c, k, salt + k), ran++;
+        if (!wanted || wanted(&c, k, ctx)) run(&c, k, salt + k, ctx), ran++;
     harness_cover_free(&c);
     /* A test that tries nothing would pass whatever the kernel does: the space and the filter disagree. */
     if (!ran) ck_abort_msg("checker: this test's filter accepts no case of the suite's covering set");
@@ -83,4 +84,44 @@ const char *harness_explain_rounding(long long expected, long long got, size_t n
                                        "bits, loses when it adds values as large as %.0f"), m);
     return _("These values need all 31 bits of an int: does any sum pass through a float, or a type narrower "
              "than int, on its way to d_out?");
+}
+
+/* ---- v1-v5: one partial per block, over the cases of "block", "n" and "values" ------------------------------ */
+
+int partials_case_block(const harness_cover *c, size_t k) { return (int)harness_case_number(c, k, "block"); }
+
+size_t partials_case_n(const harness_cover *c, size_t k)
+{
+    const size_t b = (size_t)partials_case_block(c, k);
+    return harness_case_size(c, k, "n", "b", &b);
+}
+
+void partials_case_run(const harness_cover *c, size_t k, uint64_t salt, const void *spec)
+{
+    size_t n = partials_case_n(c, k);
+    int lo, hi;
+    harness_value_range(harness_case_label(c, k, "values"), n, &lo, &hi);
+    expect_block_partials_in(spec, n, partials_case_block(c, k), lo, hi, salt);
+}
+
+/* The elements one block covers in case k: blockDim.x, or twice that from v3 on. */
+static size_t per_block(const harness_cover *c, size_t k, const void *spec)
+{
+    return (size_t)partials_case_block(c, k) * (size_t)((const partials_spec *)spec)->elems_per_thread;
+}
+
+int partials_case_fewer(const harness_cover *c, size_t k, const void *spec)
+{
+    return partials_case_n(c, k) < per_block(c, k, spec);
+}
+
+int partials_case_not_a_multiple(const harness_cover *c, size_t k, const void *spec)
+{
+    size_t n = partials_case_n(c, k), b = per_block(c, k, spec);
+    return n > b && n % b;
+}
+
+int partials_case_whole_blocks(const harness_cover *c, size_t k, const void *spec)
+{
+    return partials_case_n(c, k) % per_block(c, k, spec) == 0;
 }

@@ -64,45 +64,49 @@ END_TEST
 
 enum { LESSON_BLOCK = 256 };
 
-static void run_case(const harness_cover *c, size_t k, uint64_t salt)
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
 {
     size_t n = harness_case_size(c, k, "n", "", NULL);
     int lo, hi;
     harness_value_range(harness_case_label(c, k, "values"), n, &lo, &hi);
+    (void)ctx;
     expect_int_total_in(&ATOMIC, n, 0, 1, lo, hi, salt, NULL);
 }
 
-static int fewer_than_a_block(const harness_cover *c, size_t k)
+static int fewer_than_a_block(const harness_cover *c, size_t k, const void *ctx)
 {
+    (void)ctx;
     return harness_case_size(c, k, "n", "", NULL) < LESSON_BLOCK;
 }
 
-static int not_a_multiple(const harness_cover *c, size_t k)
+static int not_a_multiple(const harness_cover *c, size_t k, const void *ctx)
 {
+    (void)ctx;
     size_t n = harness_case_size(c, k, "n", "", NULL);
     return n > LESSON_BLOCK && n % LESSON_BLOCK;
 }
 
-static int whole_blocks(const harness_cover *c, size_t k)
+static int whole_blocks(const harness_cover *c, size_t k, const void *ctx)
 {
+    (void)ctx;
     return harness_case_size(c, k, "n", "", NULL) % LESSON_BLOCK == 0;
 }
 
 START_TEST(test_ex01_small_sizes)
 {
-    harness_cover_run(&SPACE, fewer_than_a_block, run_case, 10);
+    harness_cover_run(&SPACE, fewer_than_a_block, run_case, 10, NULL);
 }
 END_TEST
 
 START_TEST(test_ex01_not_a_multiple_of_the_block)
 {
-    harness_cover_run(&SPACE, not_a_multiple, run_case, 10);
+    harness_cover_run(&SPACE, not_a_multiple, run_case, 10, NULL);
 }
 END_TEST
 
 START_TEST(test_ex01_whole_blocks)
 {
-    harness_cover_run(&SPACE, whole_blocks, run_case, 10);
+    harness_cover_run(&SPACE, whole_blocks, run_case, 10, NULL);
 }
 END_TEST
 
