@@ -61,7 +61,7 @@ static const char *partial_hint_for(const partials_spec *spec, const harness_dia
         return _("Nothing was written there: does thread 0 of every block write the block's sum to "
                  "d_out[blockIdx.x]?");
     harness_explain_int(expected, got, why, sizeof why);
-    if (strstr(why, "guard value"))
+    if (strstr(why, P_("guard value")))   /* the words are the learner's language: so is the phrase */
         return _("Elements outside [0, n) were read: does every load from d_in check its index against n?");
     return _(spec->partial_hint);
 }
