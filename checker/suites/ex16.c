@@ -610,11 +610,13 @@ START_TEST(test_ex16_warp_concept)
 }
 END_TEST
 
-/* The cluster path's two points. Its blocks combine their partial results through distributed shared memory, not
- * through global memory. And every block combines the same partials in the same order: a value that stands in every
- * slice of a row (1.0 at every 97th column, random values between) gives the same output in every slice, to the
- * bit, since its output depends on it and on the row's statistics only. Blocks that combine in different orders
- * round those statistics differently. */
+/* The cluster path's two points, judged by what happened, not by how. Its blocks combine their partial results on
+ * chip: something crosses distributed shared memory, whichever way (a block reads the others' partials, or pushes
+ * its own into theirs), and global memory gives nothing but the rows (no partial read back, no atomic). And every
+ * block combines the same partials in the same order: a value that stands in every slice of a row (1.0 at every
+ * 97th column, random values between) gives the same output in every slice, to the bit, since its output depends on
+ * it and on the row's statistics only. Blocks that combine in different orders round those statistics
+ * differently. */
 START_TEST(test_ex16_cluster_concept)
 {
     static const int cols[] = {51201, 102401};   /* clusters of 4 and 8 */
@@ -633,13 +635,23 @@ START_TEST(test_ex16_cluster_concept)
         backend_take_metrics(&m);
         char what[400];
         describe(&j, CLUSTER, what, sizeof what);
-        if (m.dsmem_load_requests == 0)
-            harness_fail(_("How does a block of a cluster read another block's partial result? "
+        if (m.dsmem_load_requests + m.dsmem_store_requests == 0)
+            harness_fail(_("How does a block of a cluster reach another block's shared memory? "
                            "cluster.map_shared_rank() (mapa) gives the address of the same __shared__ variable in the "
-                           "block of that rank."),
-                         _("%s read no other block's shared memory: the blocks of a cluster combine their partial "
-                           "results through distributed shared memory, not through global memory."),
+                           "block of that rank: read the others' partial results through it, or write yours into "
+                           "theirs."),
+                         _("%s neither read nor wrote another block's shared memory: the blocks of a cluster combine "
+                           "their partial results on chip, through distributed shared memory, not through global "
+                           "memory."),
                          what);
+        const uint64_t bytes = (uint64_t)n * sizeof *x;
+        if (m.global_read_bytes > bytes || m.global_atomics)
+            harness_fail(_(CLUSTER_HINT),
+                         _("%s read %llu bytes of global memory for rows of %llu and made %llu atomics there: the "
+                           "partial results met in global memory, where distributed shared memory keeps them on "
+                           "chip."),
+                         what, (unsigned long long)m.global_read_bytes, (unsigned long long)bytes,
+                         (unsigned long long)m.global_atomics);
         for (int r = 0; r < rows; r++)
             for (int c = period; c < cols[k]; c += period) {
                 float a = y[(size_t)r * cols[k]], b = y[(size_t)r * cols[k] + c];
