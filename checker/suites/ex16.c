@@ -110,6 +110,8 @@ static void expected(const job *j, const float *row, const harness_moments *s, d
                      const float *beta, int c, double *want, double *tol)
 {
     if (is_softmax(j->op)) {
+        /* scale |max|: the allowance for FlashAttention's one FFMA, 2^(x log2 e - m log2 e), whose error grows with
+         * |max| (lesson 16, make softmax-shift); the reference takes x - m first and passes without it. */
         *want = exp((double)row[c] - s->max) / sum;
         double shift = isinf(row[c]) ? 0 : s->max - row[c];
         *tol = harness_softmax_tolerance(shift, s->max - s->min_finite, fabs(s->max), j->cols, j->op == SOFTMAX_F16) *
