@@ -680,8 +680,7 @@ int main(int argc, char **argv)
         {N_("paths: a cluster of 2 to 16 blocks per row, every operation"), test_ex16_cluster_path, NEEDS_DEVICE},
         {N_("paths: the dispatch gives rows of up to 1024 values to a warp, and longer ones elsewhere"),
          test_ex16_dispatch, NEEDS_DEVICE},
-        {N_("core: softmax, LayerNorm, RMSNorm and row statistics through the dispatch, past a block and a cluster "
-            "too"),
+        {N_("core: softmax, LayerNorm, RMSNorm and row statistics through the dispatch, past a cluster too"),
          test_ex16_core, NEEDS_DEVICE},
         {N_("concept: each row is read from global memory once, on every path"), test_ex16_reads_once, NEEDS_EMULATOR},
         {N_("concept: short rows share a warp, and the warp path needs no shared memory and no barrier"),
