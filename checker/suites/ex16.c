@@ -68,7 +68,7 @@ enum expect { EITHER, RUNS, DECLINES };   /* what a forced path must do with the
 /* Where softmax's rows hold -inf (checker/spaces/ex16.def's mask), and what the values are (its values). */
 enum mask { NO_MASK, LEADING, TRAILING, INSIDE, ALL_BUT_ONE, PACK_FIRST, ALTERNATE };
 enum values { UNIFORM, LARGE_MAX, MEAN_1000, CONSTANT, NEGATIVE, TINY };
-enum weights { RANDOM_WEIGHTS, ONES_ZEROS, SIGNED_WEIGHTS };
+enum weights { RANDOM_WEIGHTS, ONES_ZEROS, SIGNED_WEIGHTS, SHIFTED_WEIGHTS };   /* as ex16.def lists them */
 
 typedef struct job {
     enum op op;
@@ -90,12 +90,18 @@ typedef struct job {
 static void describe(const job *j, int ran, char *what, size_t len)
 {
     char where[200] = "";
-    if (j->in_off && j->out_off)
+    if (j->in_off && j->out_off && j->in_off != j->out_off)
+        snprintf(where, sizeof where, _(", d_in %zu and d_out %zu bytes past a 16-byte boundary"), j->in_off,
+                 j->out_off);
+    else if (j->in_off && j->out_off)
         snprintf(where, sizeof where, _(", d_in and d_out %zu bytes past a 16-byte boundary"), j->in_off);
     else if (j->in_off)
         snprintf(where, sizeof where, _(", d_in %zu bytes past a 16-byte boundary"), j->in_off);
     else if (j->out_off)
         snprintf(where, sizeof where, _(", d_out %zu bytes past a 16-byte boundary"), j->out_off);
+    if (OP[j->op].weights && j->weights == SHIFTED_WEIGHTS)
+        snprintf(where + strlen(where), sizeof where - strlen(where), "%s",
+                 _(", d_gamma 2 bytes and d_beta 6 bytes past a 16-byte boundary"));
     char eps[40] = "";
     if (OP[j->op].weights) snprintf(eps, sizeof eps, ", eps = %g", (double)j->eps);
     int n = snprintf(what, len, "%s(rows = %d, cols = %d%s, path = %d%s)", OP[j->op].name, j->rows, j->cols, eps,
@@ -289,7 +295,8 @@ static int run(const job *j)
         float **w = k ? &beta : &gamma;
         *w = harness_alloc((size_t)j->cols * sizeof **w);
         wbits[k] = harness_alloc((size_t)j->cols * sizeof *wbits[k]);
-        static const float range[][2][2] = {{{0.5f, 1.5f}, {-1.0f, 1.0f}}, {{1, 1}, {0, 0}}, {{-2, 2}, {-4, 4}}};
+        static const float range[][2][2] = {
+            {{0.5f, 1.5f}, {-1.0f, 1.0f}}, {{1, 1}, {0, 0}}, {{-2, 2}, {-4, 4}}, {{0.5f, 1.5f}, {-1.0f, 1.0f}}};
         const float *lh = range[j->weights][k];
         if (lh[0] == lh[1]) for (int c = 0; c < j->cols; c++) (*w)[c] = lh[0];
         else harness_random_floats(*w, (size_t)j->cols, lh[0], lh[1], j->salt + 1000 * (k + 1));
@@ -297,10 +304,12 @@ static int run(const job *j)
             wbits[k][c] = harness_float_to_half(OP[op].kind, (*w)[c]);
             (*w)[c] = harness_half_to_float(OP[op].kind, wbits[k][c]);
         }
-        dw[k] = dev_input_halves(wbits[k], (size_t)j->cols, harness_float_to_half(OP[op].kind, 1e4f), 0);
+        /* shifted: gamma 2 bytes and beta 6 bytes past a 16-byte boundary (the contract allows any alignment) */
+        const size_t w_off = j->weights == SHIFTED_WEIGHTS ? (k ? 6 : 2) : 0;
+        dw[k] = dev_input_halves(wbits[k], (size_t)j->cols, harness_float_to_half(OP[op].kind, 1e4f), w_off);
         dev_name(&dw[k], k ? "d_beta" : "d_gamma");
     }
-    if (OP[op].weights && j->weights != RANDOM_WEIGHTS) {
+    if (OP[op].weights && (j->weights == ONES_ZEROS || j->weights == SIGNED_WEIGHTS)) {
         size_t used = strlen(input);
         snprintf(input + used, sizeof input - used, "%s",
                  j->weights == ONES_ZEROS ? _(", gamma 1 and beta 0") : _(", gamma in [-2, 2) and beta in [-4, 4)"));

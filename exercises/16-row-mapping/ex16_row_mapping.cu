@@ -176,11 +176,12 @@ struct SoftmaxOp {
     __device__ static void write_row(void *, long, Stats) {}
 };
 
-// P weights (in the input's type, as PyTorch's) from column c: one access where c is a multiple of P.
+// P weights (in the input's type, as PyTorch's) from column c: one access where they start on a 16-byte
+// boundary (the weights, like the input, may start anywhere).
 template <typename W, int P>
 __device__ __forceinline__ void load_weights(const W *q, long c, float (&g)[P])
 {
-    if (c % P == 0) {
+    if (reinterpret_cast<uintptr_t>(q + c) % 16 == 0) {
         load_pack<W, P>(q + c, g);
     } else {
 #pragma unroll
