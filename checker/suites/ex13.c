@@ -145,7 +145,12 @@ static void explain_stat(double expected, float got, char *why, size_t len)
 
 /* ---- Known mistakes of the row statistics: each row's (mean, norm) they give --------------------------------- */
 
-typedef struct stats_case { const float *x; int rows, cols; harness_half_kind kind; } stats_case;
+typedef struct stats_case {
+    const float *x;
+    int rows, cols;
+    harness_half_kind kind;
+    const double *got, *tol;   /* what came back, and each output's bound */
+} stats_case;
 
 /* The sum of the row's squares, each rounded to the 16-bit kind before it is added (x * x in __half). */
 static double squares_in_16_bits(const float *row, int cols, harness_half_kind kind)
@@ -166,6 +171,9 @@ static int model_stats(const void *ctx, int how, double *out)
         const float *row = sc->x + (size_t)r * sc->cols;
         double sum = harness_sum_floats(row, (size_t)sc->cols, NULL), squares = harness_dot_floats(row, row, (size_t)sc->cols, NULL);
         out[2 * r] = how == 0 ? sum : how >= 32 ? sum / how : sum / sc->cols;
+        /* squares in 16 bits leave the means right: wrong means are another mistake's (on short rows of small
+         * values the squares' roundings are within the models' slack, and would claim them) */
+        if (how == 3 && fabs(sc->got[2 * r] - out[2 * r]) > sc->tol[2 * r]) return 0;
         if (how == 3) {
             double rounded = squares_in_16_bits(row, sc->cols, sc->kind);
             differs |= rounded != squares;
@@ -205,8 +213,7 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
     float *x = harness_halves_to_floats(in->kind, h, n), *got = harness_alloc(2 * (size_t)rows * sizeof *got);
     const char *name = in->kind == HARNESS_BF16 ? "row_stats_bf16" : "row_stats_f16";
     char what[400];
-    int at = snprintf(what, sizeof what, "%s(rows = %d, cols = %d)", name, rows, cols);
-    if (offset_bytes % 16) snprintf(what + at, sizeof what - at, _(", d_in %zu bytes past a 16-byte boundary"), offset_bytes);
+    snprintf(what, sizeof what, "%s(rows = %d, cols = %d)", name, rows, cols);
     uint16_t guard = harness_float_to_half(in->kind, in->kind == HARNESS_BF16 ? 1e30f : 60000.0f);
     dev_buffer din = dev_input_halves(h, n, guard, offset_bytes), dout = dev_output_floats(2 * (size_t)rows);
     if (in->kind == HARNESS_BF16) row_stats_bf16(dev_ptr(&din), dev_ptr(&dout), rows, cols);
@@ -225,7 +232,7 @@ static void expect_row_stats(const row_input *in, const uint16_t *h, int rows, i
         wrong += !(fabs(have[i] - want_all[i]) <= tol_all[i]);
     }
     if (wrong) {
-        stats_case sc = {x, rows, cols, in->kind};
+        stats_case sc = {x, rows, cols, in->kind, have, tol_all};
         harness_output o = {(size_t)rows, 2, want_all, have, unwritten, tol_all, 0, 1e-4};
         harness_diagnosis d;
         harness_diagnose(&o, STATS_MODELS, &sc, &d);
@@ -288,9 +295,10 @@ static void expect_case_stats(harness_half_kind kind, const harness_cover *cover
     uint16_t *h = harness_alloc(n * sizeof *h);
     harness_random_halves(kind, h, n, lo, hi, salt);
     for (size_t i = 0; constant && i < n; i++) h[i] = h[i - i % cols];
-    char describe[200];
+    char describe[300];
     const char *format = constant ? _("%s rows of one value each, in [%g, %g)") : _("%s values in [%g, %g)");
-    snprintf(describe, sizeof describe, format, harness_half_name(kind), (double)lo, (double)hi);
+    int at = snprintf(describe, sizeof describe, format, harness_half_name(kind), (double)lo, (double)hi);
+    if (offset) snprintf(describe + at, sizeof describe - at, _(", d_in %zu bytes past a 16-byte boundary"), offset);
     const row_input in = {kind, describe, lo, hi};
     expect_row_stats(&in, h, rows, cols, offset);
     free(h);
