@@ -414,26 +414,32 @@ static verdicts verdicts_of(const uint16_t *h, size_t n, float limit)
 typedef struct checks_case { const uint16_t *h; size_t rows, cols; float limit; } checks_case;
 
 /* The verdicts when ALL is computed some other way: 0 as !(|x| > limit), which a NaN passes; 1 with a vote
- * of ANY (one small lane makes the row small); 2 starting from 0 (every ALL false); ANY stays right. */
+ * of ANY (one small lane makes the row small); 2 starting from 0 (every ALL false); 3 as |x| < limit, which a
+ * value equal to the limit fails; ANY stays right. */
 static int model_all(const void *ctx, int how, double *out)
 {
     const checks_case *cc = ctx;
     for (size_t r = 0; r < cc->rows; r++) {
         const uint16_t *row = cc->h + r * cc->cols;
         verdicts v = verdicts_of(row, cc->cols, cc->limit);
-        int all = 1, any_small = 0;
+        int all = 1, any_small = 0, strict = 1;
         for (size_t c = 0; c < cc->cols; c++) {
             float x = harness_half_to_float(HARNESS_F16, row[c]);
             all &= !(fabsf(x) > cc->limit);
             any_small |= fabsf(x) <= cc->limit;
+            strict &= fabsf(x) < cc->limit;
         }
-        out[2 * r] = how == 0 ? all : how == 1 ? any_small : 0;
+        out[2 * r] = how == 0 ? all : how == 1 ? any_small : how == 3 ? strict : 0;
         out[2 * r + 1] = v.any_nonfinite;
     }
     return 1;
 }
 
 static const harness_bug_model CHECKS_MODELS[] = {
+    {"limit-strict", model_all, 3,
+     N_("the verdicts are what ALL gives when small is |x| < limit, strictly: a value equal to the limit makes "
+        "its row not small, where the contract says at most the limit"),
+     N_("Is a value equal to the limit small? Which comparison says 'at most': < or <=?"), 7},
     {"nan-counts-as-small", model_all, 0,
      N_("the verdicts are what ALL gives when it is written as 'not larger than the limit', !(|x| > limit), "
         "which a NaN passes: every comparison with a NaN is false"),
@@ -462,14 +468,63 @@ static void explain_flag(int expected, int got, const char *flag, const char *wh
     harness_fail(_(hint), _("%s on %s: %s (%s) should be %d, but it is %d."), what, input, flag, where, expected, got);
 }
 
-/* The values that break a row's verdicts (the space's `breaker`, after "none"), and how the report says them. */
+/* The values that break a row's verdicts (the space's `breaker`, after "none"), and how the report says them;
+ * the last is exactly the limit, which breaks nothing: small is |x| <= limit. */
 static const struct breaker {
     const char *name, *words;
     uint16_t bits;
 } BREAKERS[] = {
     {"large", "1.5", 0x3e00},        {"nan", N_("a NaN"), 0x7fff}, {"inf", "+inf", 0x7c00},
     {"minus-inf", "-inf", 0xfc00},   {"just-over", "-1.0009765625", 0xbc01 /* one fp16 spacing past -1 */},
+    {"at-limit", N_("-1, exactly the limit"), 0xbc00},
 };
+
+/* Runs row_checks_f16 on rows x cols fp16 values h with a limit of 1, d_in offset bytes past a 16-byte boundary,
+ * and checks that it wrote nothing else and left d_in as it was: the verdicts in got. */
+static void run_row_checks(const uint16_t *h, int rows, int cols, size_t offset, const char *what, int *got)
+{
+    dev_buffer din = dev_input_halves(h, (size_t)rows * (size_t)cols, 0x7c00 /* +inf: a read past the end breaks
+                                                                                both verdicts */, offset);
+    dev_buffer dout = dev_output_ints(2 * (size_t)rows);
+    row_checks_f16(dev_ptr(&din), dev_ptr(&dout), rows, cols, 1.0f);
+    harness_after_launch(what);
+    dev_fetch(&dout, got);
+    dev_expect_guards_intact(&dout, what);
+    dev_expect_unchanged(&din, what);
+    dev_free(&din);
+    dev_free(&dout);
+}
+
+/* Every row's verdicts as doubles, for harness_diagnose: want (and have, from got) of rows x 2. */
+static void verdict_outputs(const checks_case *cc, const int *got, double *want, double *have, unsigned char *unwritten)
+{
+    for (size_t r = 0; r < cc->rows; r++) {
+        verdicts v = verdicts_of(cc->h + r * cc->cols, cc->cols, cc->limit);
+        want[2 * r] = v.all_small, want[2 * r + 1] = v.any_nonfinite;
+    }
+    for (size_t i = 0; i < 2 * cc->rows; i++) have[i] = got[i], unwritten[i] = got[i] == HARNESS_POISON_INT;
+}
+
+/* Verdicts that several mistakes give alike (a row of one value at the limit: ALL false, as from a strict
+ * comparison and from ALL started at 0) are told apart on four more rows of 40 values in [-0.5, 0.5): one with
+ * 1.0, the limit, and one with a NaN. */
+static void settle_checks(harness_diagnosis *d)
+{
+    if (d->ncandidates < 2) return;
+    enum { ROWS = 4, COLS = 40 };
+    uint16_t h[ROWS * COLS];
+    int got[2 * ROWS];
+    double want[2 * ROWS], have[2 * ROWS];
+    unsigned char unwritten[2 * ROWS];
+    harness_random_halves(HARNESS_F16, h, ROWS * COLS, -0.5f, 0.5f, 980);
+    h[COLS + 3] = 0x3c00, h[2 * COLS + 5] = 0x7fff;
+    run_row_checks(h, ROWS, COLS, 0, "row_checks_f16(rows = 4, cols = 40, limit = 1)", got);
+    harness_forget_findings();   /* this run is the checker's question, not a test */
+    checks_case cc = {h, ROWS, COLS, 1.0f};
+    verdict_outputs(&cc, got, want, have, unwritten);
+    harness_output o = {ROWS, 2, want, have, unwritten, NULL, 0, 0};
+    harness_narrow(&o, &cc, d);
+}
 
 /* Case k of the covering set: rows of fp16 values in [-1, 1) with a limit of 1, d_in its offset past a 16-byte
  * boundary, and in every even row its breaker (when it has one) at its place: the row's first value, the first
@@ -491,34 +546,28 @@ static void expect_row_checks(const harness_cover *cover, size_t k, uint64_t sal
         if (harness_case_is(cover, k, "place", "lane-first")) where[r] %= cols < 32 ? cols : 32;
         if (breaker && r % 2 == 0) h[(size_t)r * cols + where[r]] = breaker->bits;
     }
-    char what[256];
-    int at = snprintf(what, sizeof what, "row_checks_f16(rows = %d, cols = %d, limit = 1)", rows, cols);
-    if (offset) snprintf(what + at, sizeof what - at, _(", d_in %zu bytes past a 16-byte boundary"), offset);
-    dev_buffer din = dev_input_halves(h, n, 0x7c00 /* +inf: a read past the end breaks both verdicts */, offset);
-    dev_buffer dout = dev_output_ints(2 * (size_t)rows);
-    row_checks_f16(dev_ptr(&din), dev_ptr(&dout), rows, cols, 1.0f);
-    harness_after_launch(what);
-    dev_fetch(&dout, got);
+    char what[256], off[100] = "";
+    snprintf(what, sizeof what, "row_checks_f16(rows = %d, cols = %d, limit = 1)", rows, cols);
+    if (offset) snprintf(off, sizeof off, _(", d_in %zu bytes past a 16-byte boundary"), offset);
+    run_row_checks(h, rows, cols, offset, what, got);
     /* Every row's two verdicts against a known mistake's first: it names the cause, where the first wrong
      * verdict alone would not. */
     double *want_all = harness_alloc(2 * (size_t)rows * sizeof *want_all), *have = harness_alloc(2 * (size_t)rows * sizeof *have);
     unsigned char *unwritten = harness_alloc(2 * (size_t)rows);
-    for (int r = 0; r < rows; r++) {
-        verdicts want = verdicts_of(h + (size_t)r * cols, (size_t)cols, 1.0f);
-        want_all[2 * r] = want.all_small, want_all[2 * r + 1] = want.any_nonfinite;
-    }
-    for (int i = 0; i < 2 * rows; i++) have[i] = got[i], unwritten[i] = got[i] == HARNESS_POISON_INT;
     checks_case cc = {h, (size_t)rows, (size_t)cols, 1.0f};
+    verdict_outputs(&cc, got, want_all, have, unwritten);
     harness_output o = {(size_t)rows, 2, want_all, have, unwritten, NULL, 0, 0};
     harness_diagnosis d;
     harness_diagnose(&o, CHECKS_MODELS, &cc, &d);
+    settle_checks(&d);
     free(want_all), free(have), free(unwritten);
     for (int r = 0; r < rows; r++) {
         verdicts want = verdicts_of(h + (size_t)r * cols, (size_t)cols, 1.0f);
         char input[400], where0[32], where1[32];
-        if (!breaker || r % 2) snprintf(input, sizeof input, _("row %d, values in [-1, 1)"), r);
-        else snprintf(input, sizeof input, _("row %d, values in [-1, 1) and %s at column %d"), r, _(breaker->words),
-                      where[r]);
+        int at = !breaker || r % 2 ? snprintf(input, sizeof input, _("row %d, values in [-1, 1)"), r)
+                 : snprintf(input, sizeof input, _("row %d, values in [-1, 1) and %s at column %d"), r,
+                            _(breaker->words), where[r]);
+        snprintf(input + at, sizeof input - at, "%s", off);
         snprintf(where0, sizeof where0, "d_out[%d]", 2 * r);
         snprintf(where1, sizeof where1, "d_out[%d]", 2 * r + 1);
         /* The first wrong verdict, with what the known mistake the verdicts match is, when there is one. */
@@ -531,10 +580,6 @@ static void expect_row_checks(const harness_cover *cover, size_t k, uint64_t sal
         explain_flag(want.all_small, got[2 * r], _("ALL |x| <= limit"), where0, what, input, VOTE_HINT);
         explain_flag(want.any_nonfinite, got[2 * r + 1], _("ANY infinite or NaN"), where1, what, input, VOTE_HINT);
     }
-    dev_expect_guards_intact(&dout, what);
-    dev_expect_unchanged(&din, what);
-    dev_free(&din);
-    dev_free(&dout);
     free(h);
     free(got);
     free(where);
@@ -549,18 +594,19 @@ START_TEST(test_ex13_row_checks)
 }
 END_TEST
 
-/* One tensor of n fp16 values in [-1, 1): clean, then with one value breaking each check at the first
- * place (unless from_last: the first block reads it as it does in a shorter tensor), the last, and a random
- * one. */
+/* One tensor of n fp16 values in [-1, 1): clean, then with one value breaking each check (or one exactly at the
+ * limit, which breaks nothing) at the first place (unless from_last: the first block reads it as it does in a
+ * shorter tensor), the last, and a random one. */
 static void expect_tensor_checks(size_t n, int from_last, uint64_t salt)
 {
     uint16_t *h = harness_alloc(n * sizeof *h);
     harness_random_halves(HARNESS_F16, h, n, -1.0f, 1.0f, salt);
     int place[3] = {0, (int)n - 1, 0};
     if (n > 0) harness_random_ints(&place[2], 1, 0, (int)n - 1, salt + 1);
-    static const uint16_t breakers[] = {0, 0x4000 /* 2.0 */, 0x7fff /* NaN */, 0xfc00 /* -inf */};
-    static const char *const broken_by[] = {NULL, "2.0", N_("a NaN"), "-inf"};
-    for (int b = 0; b < 4; b++) {
+    static const uint16_t breakers[] = {0, 0x4000 /* 2.0 */, 0x7fff /* NaN */, 0xfc00 /* -inf */,
+                                        0x3c00 /* 1.0: the limit itself, which breaks nothing */};
+    static const char *const broken_by[] = {NULL, "2.0", N_("a NaN"), "-inf", N_("1, exactly the limit")};
+    for (int b = 0; b < 5; b++) {
         for (int p = b == 0 || n == 0 || !from_last ? 0 : 1; p < (b == 0 || n == 0 ? 1 : 3); p++) {
             uint16_t saved = 0;
             char input[400];

@@ -89,11 +89,12 @@ static void row_moments(const norm_case *nc, int r, double *mean, double *var)
 
 /* param: how the variance goes wrong: 1 divided by cols - 1, 2 not divided, 3 eps left out, 4 gamma and
  * beta of the row, 5 the beta left out, 6 the gamma left out, 7 eps 1e-5 whatever the argument says, 8 eps
- * added after the square root, 1 / (sqrt(var) + eps), 9 |gamma| in place of gamma. */
+ * added after the square root, 1 / (sqrt(var) + eps), 9 |gamma| in place of gamma, 10 beta added before
+ * gamma multiplies, (z + beta) * gamma. */
 static int model_stats(const void *ctx, int how, double *out)
 {
     const norm_case *nc = ctx;
-    if (nc->v == RMSNORM && (how == 1 || how == 5)) return 0;
+    if (nc->v == RMSNORM && (how == 1 || how == 5 || how == 10)) return 0;
     if (how == 7 && nc->eps == EPS) return 0;
     for (int r = 0; r < nc->rows; r++) {
         double mean, var;
@@ -105,6 +106,10 @@ static int model_stats(const void *ctx, int how, double *out)
         for (int c = 0; c < nc->cols && (how == 5 || how == 6); c++) {
             size_t i = (size_t)r * nc->cols + c;
             out[i] = how == 5 ? out[i] - nc->beta[c] : (out[i] - nc->beta[c]) / nc->gamma[c] + nc->beta[c];
+        }
+        for (int c = 0; c < nc->cols && how == 10; c++) {   /* (z + b) g = (z g + b) + b (g - 1) */
+            size_t i = (size_t)r * nc->cols + c;
+            out[i] += nc->beta[c] * (nc->gamma[c] - 1);
         }
         for (int c = 0; c < nc->cols && how == 9; c++) {
             size_t i = (size_t)r * nc->cols + c;
@@ -312,6 +317,10 @@ static const harness_bug_model MODELS[] = {
         "beta, as from a square root of gamma^2"),
      N_("gamma may be negative: does each output take gamma[c] with its sign, or its magnitude (a square root of "
         "gamma * gamma, fabsf)?"), 0},
+    {"beta-before-gamma", model_stats, 10,
+     N_("they are what (z + beta) * gamma gives, beta added before gamma multiplies: each output is off by "
+        "beta * (gamma - 1), nothing where gamma is 1 or beta 0"),
+     N_("y = (x - mean) * rstd * gamma + beta: is beta added after the product with gamma, or before it?"), 7},
     {"gamma-by-row", model_stats, 4,
      N_("they are what gamma and beta indexed by the row give: each row takes gamma[row] and beta[row] (past "
         "the last column, the guard the checker keeps there) instead of gamma[c] and beta[c]"),
