@@ -144,6 +144,7 @@ static emu_rec *emu_rec_new(void *base, size_t size, const char *what, int initi
     r->a.size = size;
     r->a.written_upto = initialised ? size : 0;
     r->a.what = what;
+    r->a.device = -1;   /* a module's variables; device memory gets its device below */
     return r;
 }
 
@@ -261,6 +262,7 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     }
     memset(raw, initialised ? 0 : EMU_FRESH_BYTE, size);
     r->kind = kind;
+    if (kind == EMU_MEM_DEVICE) r->a.device = emu_rt_device_current();
     r->raw = raw;
     r->counted = size;
     emu_used += size;
@@ -296,6 +298,7 @@ void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_by
         return NULL;
     }
     r->kind = EMU_MEM_DEVICE;
+    r->a.device = emu_rt_device_current();
     r->raw = base;
     r->mapped = mapped;
     r->counted = chunk_bytes;
@@ -312,6 +315,7 @@ cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who)
         emu_finding(emu_msg_bad_free, who, p, emu_kind_allocator(kind));
         return cudaErrorInvalidValue;
     }
+    emu_order_forget(&r->a);
     emu_rec_free(emu_remove((uintptr_t)p));
     return cudaSuccess;
 }
