@@ -71,7 +71,7 @@ cudaError_t emu_rt_copy(void *dst, const void *src, size_t count, enum cudaMemcp
 
     /* On the stream's queue: its order against the other streams' and devices' work is checked. */
     int device, queue = emu_rt_stream_queue(stream, &device);
-    emu_order_begin(queue, device, who, NULL);
+    emu_order_begin(queue, device, who);
     emu_order_range(s, (uintptr_t)src, count, 0);
     emu_order_range(d, (uintptr_t)dst, count, 1);
     if (emu_rt_stream_is_default(stream)) emu_rt_activity.default_stream_copies++;
@@ -234,7 +234,7 @@ static cudaError_t emu_memset(void *p, int value, size_t count, const char *who,
     emu_alloc *a = emu_device_range(p, count, who, N_("destination"), NULL);
     if (!a) return emu_rt_fail(cudaErrorInvalidValue);
     int device, queue = emu_rt_stream_queue(stream, &device);
-    emu_order_begin(queue, device, who, NULL);
+    emu_order_begin(queue, device, who);
     emu_order_range(a, (uintptr_t)p, count, 1);
     if (emu_rt_stream_is_default(stream)) emu_rt_activity.default_stream_copies++;
     memset(emu_alloc_view(a, (uintptr_t)p), value, count);

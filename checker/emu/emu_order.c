@@ -25,6 +25,7 @@
 #define EMU_ORDER_FRAMES   16     /* host frames kept per operation, to name the learner's line */
 #define EMU_ORDER_OPS      8192   /* operations in flight kept; the oldest leave first */
 #define EMU_ORDER_MERGE    8      /* an access is merged with one of the operation's last ranges */
+#define EMU_ORDER_COALESCE 4096   /* ranges of one operation before they are sorted and merged */
 
 typedef uint32_t emu_vclock[EMU_ORDER_QUEUES];
 
@@ -41,7 +42,6 @@ typedef struct emu_op {
     int queue, device;
     uint32_t epoch;
     char what[160];            /* "kernel add_chunk", "cudaMemcpyPeerAsync" */
-    char kernel[128];          /* a kernel's name, else "" */
     void *frames[EMU_ORDER_FRAMES];
     int nframes;
 } emu_op;
@@ -209,7 +209,7 @@ void emu_order_serialize_devices(const int *devices, int count)
 
 /* ---- Operations and their accesses ----------------------------------------------------------------------- */
 
-void emu_order_begin(int q, int device, const char *what, const char *kernel)
+void emu_order_begin(int q, int device, const char *what)
 {
     enqueue_join(q);
     uint32_t epoch = ++queues[q].clock[q];
@@ -229,7 +229,6 @@ void emu_order_begin(int q, int device, const char *what, const char *kernel)
     o->device = device;
     o->epoch = epoch;
     snprintf(o->what, sizeof o->what, "%s", what);
-    snprintf(o->kernel, sizeof o->kernel, "%s", kernel ? kernel : "");
     o->nframes = backtrace(o->frames, EMU_ORDER_FRAMES);
     current = nops++;
     current_first = nranges;
@@ -237,8 +236,35 @@ void emu_order_begin(int q, int device, const char *what, const char *kernel)
 
 void emu_order_track_start(void) { emu_order_on = 1; }
 
+static int range_order(const void *pa, const void *pb)
+{
+    const emu_range *a = pa, *b = pb;
+    if (a->alloc != b->alloc) return (uintptr_t)a->alloc < (uintptr_t)b->alloc ? -1 : 1;
+    if (a->write != b->write) return a->write - b->write;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The running operation's ranges sorted and merged: a grid-stride loop's warps each leave a range per lap, one
+ * array's worth of them, which become one. (The place kept is the first range's, in address order.) */
+static void coalesce(void)
+{
+    size_t count = nranges - current_first, kept = current_first;
+    if (count < 2) return;
+    qsort(ranges + current_first, count, sizeof *ranges, range_order);
+    for (size_t i = current_first + 1; i < nranges; i++) {
+        emu_range *last = &ranges[kept], *r = &ranges[i];
+        if (r->alloc == last->alloc && r->write == last->write && r->lo <= last->hi) {
+            if (r->hi > last->hi) last->hi = r->hi;
+        } else {
+            ranges[++kept] = *r;
+        }
+    }
+    nranges = kept + 1;
+}
+
 static void add_range(const emu_alloc *a, uintptr_t lo, uintptr_t hi, int write, const emu_module *m, uint32_t loc)
 {
+    if (nranges - current_first >= EMU_ORDER_COALESCE) coalesce();
     for (size_t i = nranges; i > current_first && i + EMU_ORDER_MERGE > nranges; i--) {
         emu_range *r = &ranges[i - 1];
         if (r->alloc == a && r->write == write && lo <= r->hi && hi >= r->lo) {
@@ -296,6 +322,24 @@ static void bytes_what(const emu_alloc *a, uintptr_t addr, char *buf, size_t len
                  a->size, a->what);
 }
 
+/* The places already reported: a race at a line is said once, with the first line it races with, however many
+ * devices, steps, elements and other lines show it again. */
+#define EMU_ORDER_SAID 64
+static char said[EMU_ORDER_SAID][300];
+static int nsaid;
+
+/* 1 when a race at a or at b was reported before; else a is remembered and 0 returned. */
+static int said_before(const emu_place *a, const emu_place *b)
+{
+    char at[300], other[300];
+    emu_place_text(a, at, sizeof at);
+    emu_place_text(b, other, sizeof other);
+    for (int i = 0; i < nsaid; i++)
+        if (!strcmp(said[i], at) || !strcmp(said[i], other)) return 1;
+    if (nsaid < EMU_ORDER_SAID) snprintf(said[nsaid++], sizeof said[0], "%s", at);
+    return 0;
+}
+
 static void report(const emu_range *mine, const emu_range *theirs, uintptr_t addr)
 {
     emu_record r;
@@ -307,7 +351,7 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     int swap = !emu_source_is_learners(here.file) && emu_source_is_learners(there.file);
     r.at = swap ? there : here;
     r.other = swap ? here : there;
-    snprintf(r.kernel, sizeof r.kernel, "%s", ops[(swap ? theirs : mine)->op].kernel);
+    if (said_before(&r.at, &r.other)) return;
     /* the words say what the later operation did to the earlier one's bytes, whichever line comes first */
     const emu_op *later = &ops[mine->op], *earlier = &ops[theirs->op];
     char what[300];
@@ -321,6 +365,7 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
 void emu_order_end(void)
 {
     if (current < 0) return;
+    coalesce();
     const emu_queue *Q = &queues[ops[current].queue];
     int reported = 0;
     for (size_t i = current_first; i < nranges && !reported; i++) {
@@ -349,6 +394,7 @@ void emu_order_reset(void)
 {
     nops = 0;
     nranges = 0;
+    nsaid = 0;
     current = -1;
     first_queue = -1;
     emu_order_on = 0;

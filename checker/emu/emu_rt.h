@@ -206,11 +206,10 @@ void emu_order_host_wait_queue(int q);
 void emu_order_host_wait_device(int device);
 /* cudaMemcpyPeer's rule: serialized with all work, earlier and later, on these devices. */
 void emu_order_serialize_devices(const int *devices, int count);
-/* An operation on queue q of device: a kernel (its name in kernel) or a copy (kernel NULL), named by what
- * ("kernel add", "cudaMemcpyPeerAsync").
+/* An operation on queue q of device: a kernel or a copy, named by what ("kernel add", "cudaMemcpyPeerAsync").
  * Between begin and end, emu_order_range (the runtime's copies) and emu_order_access (the engine) give what it
  * touches; end checks it against the operations still in flight and files a finding for a conflict. */
-void emu_order_begin(int q, int device, const char *what, const char *kernel);
+void emu_order_begin(int q, int device, const char *what);
 void emu_order_range(const emu_alloc *a, uintptr_t lo, size_t len, int write);
 void emu_order_end(void);
 /* Start recording accesses (done by emu_order_begin once a second queue has work). */

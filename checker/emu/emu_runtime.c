@@ -496,7 +496,7 @@ static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *
                             { cluster.x, cluster.y, cluster.z }, l->cooperative, device };
     char what[200];
     snprintf(what, sizeof what, emu_text(emu_msg_kernel_op), emu_kernel_name(k));
-    emu_order_begin(queue, device, what, emu_kernel_name(k));
+    emu_order_begin(queue, device, what);
     emu_launch_ex(k, &c, args, &r);
     emu_order_end();
     emu_rt_metrics_add(&r.metrics);
