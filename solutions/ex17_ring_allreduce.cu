@@ -13,8 +13,8 @@
 // Speed: bounded by the links: 2 (ranks - 1) / ranks x n x 4 bytes per rank; the adds read and write the
 //   chunk once more in device memory, which is ten times faster than a link.
 // The flaw that remains: 2 (ranks - 1) steps, each a copy and a kernel with their launch costs, in order: a
-//   small message pays ~2 (ranks - 1) latencies of a few microseconds (exercise 19's one-shot kernel pays
-//   one); and the copy and the add of a step do not overlap (NCCL pipelines slices of each chunk).
+//   small message pays ~2 (ranks - 1) latencies of a few microseconds (a one-shot kernel, every GPU
+//   reading every other's buffer at once, pays one); and the copy and the add of a step do not overlap (NCCL pipelines slices of each chunk).
 // Preconditions: distinct devices; d_scratch[r] holds ceil(n / ranks) floats; no peer access needed.
 // Result: every d_bufs[r] holds the sum once every streams[r] has finished.
 
