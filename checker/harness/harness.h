@@ -130,11 +130,49 @@ typedef struct harness_test {
  * cannot run on this machine (an input larger than its memory) neither passes nor fails. */
 void harness_not_run(const char *why);
 
+/* ---- Declared input spaces (harness_space.c) ----------------------------------------------------------
+ * What a suite tries is declared beside its contract, in checker/spaces/exNN.def, one line a dimension of the
+ * input that a kernel can get wrong, with the values that matter for it, and which dimensions interact:
+ *     dim(cols, 1 7 8 9 31 32 33 1023 1024 1025)
+ *     dim(mask, none leading trailing inside whole first)
+ *     interact(cols, rows, path)        every pair among these three
+ * The suite includes it through harness_space_table.h and runs the covering set harness_cover_build makes:
+ * every value of every dimension at least once, every pair of values of two dimensions that interact. */
+#define HARNESS_SPACE_DIMS 16
+#define HARNESS_SPACE_VALUES 48
+#define HARNESS_SPACE_WORD 24
+
+typedef struct harness_space_line { const char *kind, *name, *values; } harness_space_line;
+typedef struct harness_space { const harness_space_line *lines; } harness_space;
+
+typedef struct harness_cover {
+    int dims;
+    char names[HARNESS_SPACE_DIMS][HARNESS_SPACE_WORD];
+    int counts[HARNESS_SPACE_DIMS];
+    char labels[HARNESS_SPACE_DIMS][HARNESS_SPACE_VALUES][HARNESS_SPACE_WORD];
+    unsigned pairs[HARNESS_SPACE_DIMS];      /* bit e of pairs[d]: dimensions d and e interact */
+    size_t cases;
+    int (*at)[HARNESS_SPACE_DIMS];           /* at[k][d]: the value (its index) of dimension d in case k */
+} harness_cover;
+
+void harness_cover_build(const harness_space *s, harness_cover *c);
+void harness_cover_free(harness_cover *c);
+/* How many values the dimensions declare in all. */
+int harness_cover_values(const harness_cover *c);
+/* Case k's value of a dimension: as declared, as a number, or whether it is `label`. A dimension the space
+ * does not declare, or a value that is not a number, is the suite's own error: it aborts. */
+const char *harness_case_label(const harness_cover *c, size_t k, const char *dim);
+double harness_case_number(const harness_cover *c, size_t k, const char *dim);
+int harness_case_is(const harness_cover *c, size_t k, const char *dim, const char *label);
+/* "cols = 1025, rows = 3, mask = leading", for a developer's log. */
+void harness_case_describe(const harness_cover *c, size_t k, char *out, size_t len);
+
 typedef struct harness_exercise {
     const char *number;          /* "02" */
     const char *title;           /* "v1: interleaved addressing" */
     const char *lesson;          /* "exercises/02-interleaved/lesson.md" */
     const harness_test *tests;   /* terminated by a zero entry */
+    const harness_space *space;  /* what the suite tries (checker/spaces/exNN.def), or NULL */
 } harness_exercise;
 
 /* Runs the exercise's tests one at a time, each in its own process with a timeout, and prints each
@@ -142,7 +180,8 @@ typedef struct harness_exercise {
  * --only TEXT (tests whose names contain it), --summary (a last line "RESULT passed=.. failed=..
  * skipped=.."), --results FILE (each test's verdict to FILE as it ends: the GPU's run on a GPU machine),
  * --gpu-results FILE (the emulator's run there: one report, each test's line with the GPU's verdict from
- * FILE beside its own; harness_merge.c).
+ * FILE beside its own; harness_merge.c), --space (prints the size of the declared input space's covering
+ * set, "dimensions=D values=V cases=C", and runs nothing).
  * Exit status: 0 when every test that ran passed, 1 when one failed (on either backend) or a GPU verdict
  * never came, 2 when tests were skipped. */
 int harness_run(const harness_exercise *ex, int argc, char **argv);

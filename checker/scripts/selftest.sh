@@ -146,6 +146,9 @@ run_item() {
         [ "$(cat "$out.buildstatus")" = 0 ] &&
             HARNESS_STOP_AT_FAILURE=$stop NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
         judge "$backend" "$index" "$expect" "$patterns"
+        # What the suite tries, for the table at the end: its declared input space's covering set.
+        [[ "$label" == solution* ]] && [ "$(cat "$out.buildstatus")" = 0 ] &&
+            "$out/suite" --space >"$work/space-$nn" 2>&1
         if [ -n "$stop" ] && [ "$outcome" != pass ] && [ "$(cat "$out.buildstatus")" = 0 ]; then
             NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
             judge "$backend" "$index" "$expect" "$patterns"
@@ -422,14 +425,17 @@ done <"$work/queue.timed"
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
-say "The checker against the corpus (wrong kernels must be caught, unusual correct ones accepted):"
-printf '  %-8s %7s %7s %8s   %9s %9s\n' exercise caught missed skipped accepted rejected
+say "The checker against the corpus (wrong kernels must be caught, unusual correct ones accepted), and what"
+say "each suite tries (checker/spaces/: the dimensions of its input, their values, and the covering set's cases):"
+printf '  %-8s %7s %7s %8s   %9s %9s   %5s %6s %5s\n' exercise caught missed skipped accepted rejected dims values cases
 tc=0 tm=0 ts=0 ta=0 tr=0
 for nn in $(exercise_numbers); do
     e=$((10#$nn))
     c=${caught[e]:-0} m=${missed[e]:-0} k=${wskip[e]:-0} a=${accepted[e]:-0} r=${rejected[e]:-0}
     tc=$((tc + c)) tm=$((tm + m)) ts=$((ts + k)) ta=$((ta + a)) tr=$((tr + r))
-    printf '  %-8s %7d %7d %8d   %9d %9d\n' "ex$nn" "$c" "$m" "$k" "$a" "$r"
+    space=$(sed -n 's/^dimensions=\([0-9]*\) values=\([0-9]*\) cases=\([0-9]*\)$/\1 \2 \3/p' "$work/space-$nn" 2>/dev/null)
+    read -r sd sv sc <<<"${space:-- - -}"
+    printf '  %-8s %7d %7d %8d   %9d %9d   %5s %6s %5s\n' "ex$nn" "$c" "$m" "$k" "$a" "$r" "$sd" "$sv" "$sc"
 done
 printf '  %-8s %7d %7d %8d   %9d %9d\n' total "$tc" "$tm" "$ts" "$ta" "$tr"
 say "  bad inputs: $bad_ok handled, $bad_failed not (a non-zero exit, one clear message, in time, the file unchanged)"

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
         {N_("sizes: every edge size up to the large one"), test_ex01_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"01", N_("your first kernel, one atomicAdd per element"),
-                                 "exercises/01-atomic/lesson.md", tests};
+    const harness_exercise ex = {"01", N_("Your first kernel: one atomicAdd per element"),
+                                 "exercises/01-atomic/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         {N_("sizes: every edge size up to the large one"), test_ex02_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"02", N_("v1, a shared-memory tree with interleaved addressing"),
-                                 "exercises/02-interleaved/lesson.md", tests};
+    const harness_exercise ex = {"02", N_("v1: a shared-memory tree with interleaved addressing"),
+                                 "exercises/02-interleaved/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

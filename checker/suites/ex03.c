@@ -150,7 +150,7 @@ int main(int argc, char **argv)
         {N_("concept: one thread writes each block's result"), test_ex03_one_thread_writes_the_result, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"03", N_("v2, sequential addressing: no divergence, no bank conflicts"),
-                                 "exercises/03-sequential/lesson.md", tests};
+    const harness_exercise ex = {"03", N_("v2: sequential addressing: a short tree step, no bank conflicts"),
+                                 "exercises/03-sequential/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -167,7 +167,7 @@ int main(int argc, char **argv)
         {N_("concept: one thread writes each block's result"), test_ex04_one_thread_writes_the_result, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"04", N_("v3, first add during load: half the blocks"),
-                                 "exercises/04-first-add/lesson.md", tests};
+    const harness_exercise ex = {"04", N_("v3: first add during load, half the blocks"),
+                                 "exercises/04-first-add/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -149,7 +149,7 @@ int main(int argc, char **argv)
         {N_("concept: the last warp's lanes synchronise with __syncwarp()"), test_ex05_last_warp_synchronises, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"05", N_("v4, unroll the last warp"),
-                                 "exercises/05-last-warp/lesson.md", tests};
+    const harness_exercise ex = {"05", N_("v4: unroll the last warp"),
+                                 "exercises/05-last-warp/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         {N_("concept: the last warp needs no block barrier, at every block size"), test_ex06_barriers_at_every_block_size, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"06", N_("v5, complete unroll with a template block size"),
-                                 "exercises/06-complete-unroll/lesson.md", tests};
+    const harness_exercise ex = {"06", N_("v5: complete unroll with a template block size"),
+                                 "exercises/06-complete-unroll/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

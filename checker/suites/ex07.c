@@ -178,7 +178,7 @@ int main(int argc, char **argv)
         {N_("concept: no shared-memory tree"), test_ex07_no_shared_tree, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"07", N_("v6, warp shuffles and a grid-stride loop"),
-                                 "exercises/07-shuffle/lesson.md", tests};
+    const harness_exercise ex = {"07", N_("v6: warp shuffles and a grid-stride loop"),
+                                 "exercises/07-shuffle/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -149,7 +149,7 @@ int main(int argc, char **argv)
         {N_("edges: indices do not overflow for n near 2^31"), test_ex08_no_overflow_near_2_31, NEEDS_DEVICE_GPU_FIRST},
         {0},
     };
-    const harness_exercise ex = {"08", N_("a multi-level reduction: one total for any n"),
-                                 "exercises/08-multi-level/lesson.md", tests};
+    const harness_exercise ex = {"08", N_("A multi-level reduction, one total for any n"),
+                                 "exercises/08-multi-level/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -352,7 +352,7 @@ int main(int argc, char **argv)
         {N_("sizes: every edge size up to the large one, for max, min and dot"), test_ex09_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"09", N_("beyond sum: max, min and dot product, each with its identity"),
-                                 "exercises/09-beyond-sum/lesson.md", tests};
+    const harness_exercise ex = {"09", N_("Beyond sum: max, min and dot product, each with its identity"),
+                                 "exercises/09-beyond-sum/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

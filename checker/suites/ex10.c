@@ -216,7 +216,7 @@ int main(int argc, char **argv)
         {N_("sizes: every edge size up to the large one, values in [-1, 1)"), test_ex10_every_size, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"10", N_("float accuracy: a compensated sum"), "exercises/10-float-accuracy/lesson.md",
-                                 tests};
+    const harness_exercise ex = {"10", N_("Float accuracy: order of additions, error growth, compensated sums"), "exercises/10-float-accuracy/lesson.md",
+                                 tests, NULL};
     return harness_run(&ex, argc, argv);
 }

@@ -633,7 +633,7 @@ int main(int argc, char **argv)
          test_ex16_cluster_concept, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"16", N_("who reduces a row: a warp, a block or a cluster"),
-                                 "exercises/16-row-mapping/lesson.md", tests};
+    const harness_exercise ex = {"16", N_("Who reduces a row: a warp, a block or a cluster"),
+                                 "exercises/16-row-mapping/lesson.md", tests, NULL};
     return harness_run(&ex, argc, argv);
 }

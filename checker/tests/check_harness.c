@@ -408,6 +408,17 @@ START_TEST(test_text_fit_keeps_a_command_whole)
 }
 END_TEST
 
+START_TEST(test_text_fit_keeps_a_glossary_word_and_a_number_with_its_unit_whole)
+{
+    expect_first_line("数据先写进共享内存再读回来", 14, "数据先写进");             /* not 共享|内存 */
+    expect_first_line("数据先写进共享内存再读回来", 18, "数据先写进共享内存");
+    expect_first_line("带宽是 2954 GB/s，够了", 12, "带宽是");                     /* not 2954 | GB/s */
+    expect_first_line("误差是误差界的 14 倍", 17, "误差是误差界的");                /* not 14 | 倍 */
+    expect_first_line("每行长度为32字节", 12, "每行长度为");                         /* not 32|字节 */
+    expect_first_line("n = 257 elements and more", 12, "n = 257");                /* a word, not a unit */
+}
+END_TEST
+
 /* ---- One report on a GPU machine: the GPU's verdicts, recorded, beside the emulator's ---------------------- */
 
 /* A recorded file of the GPU's verdicts (harness_merge.c describes its lines), written to a fresh path. */
@@ -593,6 +604,45 @@ START_TEST(test_merge_verdicts_cross_the_file_as_they_were)
 }
 END_TEST
 
+
+/* The covering set: every value of every dimension, every pair of two that interact, and not many more cases
+ * than the largest product of two interacting dimensions. */
+START_TEST(test_space_covers_every_value_and_every_interacting_pair)
+{
+    static const harness_space_line lines[] = {
+        {"dim", "cols", "1 7 8 9 31, 32 33"}, {"dim", "rows", "1 2 3 4 5"}, {"dim", "path", "auto warp block"},
+        {"dim", "mask", "none leading trailing inside whole first inner last"}, {"dim", "eps", "1e-5 0.1"},
+        {"interact", "", "cols, rows, path"}, {"interact", "", "path, eps"}, {0, 0, 0},
+    };
+    const harness_space space = {lines};
+    harness_cover c;
+    harness_cover_build(&space, &c);
+    ck_assert_int_eq(c.dims, 5);
+    ck_assert_int_eq(harness_cover_values(&c), 7 + 5 + 3 + 8 + 2);
+    for (int d = 0; d < c.dims; d++)
+        for (int a = 0; a < c.counts[d]; a++) {
+            size_t k = 0;
+            while (k < c.cases && c.at[k][d] != a) k++;
+            ck_assert_msg(k < c.cases, "value %s of %s never tried", c.labels[d][a], c.names[d]);
+        }
+    static const int pairs[][2] = {{0, 1}, {0, 2}, {1, 2}, {2, 4}};
+    for (size_t p = 0; p < 4; p++) {
+        int i = pairs[p][0], j = pairs[p][1];
+        for (int a = 0; a < c.counts[i]; a++)
+            for (int b = 0; b < c.counts[j]; b++) {
+                size_t k = 0;
+                while (k < c.cases && !(c.at[k][i] == a && c.at[k][j] == b)) k++;
+                ck_assert_msg(k < c.cases, "%s = %s with %s = %s never tried", c.names[i], c.labels[i][a], c.names[j],
+                              c.labels[j][b]);
+            }
+    }
+    ck_assert_msg(c.cases >= 35 && c.cases <= 45, "%zu cases for 7 x 5 pairs", c.cases);
+    ck_assert_double_eq(harness_case_number(&c, 0, "eps") + harness_case_number(&c, 1, "eps") > 0, 1);
+    ck_assert(harness_case_is(&c, 0, "cols", harness_case_label(&c, 0, "cols")));
+    harness_cover_free(&c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const harness_test tests[] = {
@@ -616,6 +666,8 @@ int main(int argc, char **argv)
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
         {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
+        {"text: a glossary word and a number with its unit are never broken across lines",
+         test_text_fit_keeps_a_glossary_word_and_a_number_with_its_unit_whole, NEEDS_NOTHING},
         {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
         {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
         {"merge: \"fails on the GPU too\" at the first failure only; a disagreement always", test_merge_says_fails_on_both_once, NEEDS_NOTHING},
@@ -623,8 +675,9 @@ int main(int argc, char **argv)
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
         {"merge: verdicts cross the file as they were (escapes, outcomes, undefined behaviour in a pass)", test_merge_verdicts_cross_the_file_as_they_were, NEEDS_NOTHING},
+        {"space: the covering set tries every value, and every pair of values of two dimensions that interact", test_space_covers_every_value_and_every_interacting_pair, NEEDS_NOTHING},
         {0},
     };
-    const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests};
+    const harness_exercise self = {"harness", "the checker's own tests", "checker/README.md", tests, NULL};
     return harness_run(&self, argc, argv);
 }
