@@ -6,6 +6,8 @@
  * streams, never the default stream, and no wait on the host). */
 #include "../harness/harness.h"
 #include "../contracts/ex17.h"
+#define HARNESS_SPACE_FILE "../spaces/ex17.def"
+#include "../harness/harness_space_table.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -317,21 +319,24 @@ START_TEST(test_ex17_core)
 }
 END_TEST
 
-START_TEST(test_ex17_ring_of_one)
+/* The declared rings and sizes (checker/spaces/ex17.def), every pair of a ring and an n. */
+static size_t case_n(const harness_cover *c, size_t k, int ranks)
 {
-    expect_ring(1, 1000, 20);
+    const char *label = harness_case_label(c, k, "n");
+    if (!strcmp(label, "ranks-1")) return (size_t)ranks - 1;
+    if (!strncmp(label, "multiple", 8)) return (size_t)ranks * 1000 + (size_t)(label[8] == '+') - (size_t)(label[8] == '-');
+    return (size_t)harness_case_number(c, k, "n");
 }
-END_TEST
 
-START_TEST(test_ex17_not_multiple)
+START_TEST(test_ex17_declared)
 {
-    need_ring(2);
-    static const size_t extra[] = {1, 2, 3};
-    for (int ranks = 2; ranks <= MAX_RANKS; ranks++) {
-        expect_ring(ranks, (size_t)ranks * 1000 - 1, 30 + (uint64_t)ranks);
-        expect_ring(ranks, (size_t)ranks * 1000 + extra[ranks - 2], 40 + (uint64_t)ranks);
-        expect_ring(ranks, 65537, 50 + (uint64_t)ranks);
+    harness_cover c;
+    harness_cover_build(&SPACE, &c);
+    for (size_t k = 0; k < c.cases; k++) {
+        int ranks = (int)harness_case_number(&c, k, "ranks");
+        expect_ring(ranks, case_n(&c, k, ranks), 30 + (uint64_t)k);
     }
+    harness_cover_free(&c);
 }
 END_TEST
 
@@ -339,15 +344,6 @@ START_TEST(test_ex17_large)
 {
     need_ring(2);
     expect_ring(largest_ring(), harness_large_n() + 3, 60);
-}
-END_TEST
-
-START_TEST(test_ex17_small)
-{
-    need_ring(2);
-    for (int ranks = 2; ranks <= MAX_RANKS; ranks++)
-        for (size_t n = 0; n < (size_t)ranks; n++) expect_ring(ranks, n, 70 + (uint64_t)(ranks * 8) + n);
-    expect_ring(1, 0, 69);
 }
 END_TEST
 
@@ -394,17 +390,15 @@ int main(int argc, char **argv)
 {
     const harness_test tests[] = {
         {N_("core: every rank holds the sum, on rings of 2, 3 and 4 devices"), test_ex17_core, NEEDS_DEVICE},
-        {N_("edges: a ring of 1 device leaves its buffer as it is"), test_ex17_ring_of_one, NEEDS_DEVICE},
-        {N_("sizes: n not a multiple of the ring (N x 1000 - 1, N x 1000 + 1 to 3, 65537)"), test_ex17_not_multiple,
-         NEEDS_DEVICE},
+        {N_("sizes: n against the ring (empty, fewer than the ranks, a multiple and 1 off), rings of 1 to 4"),
+         test_ex17_declared, NEEDS_DEVICE},
         {N_("sizes: the large n on the largest ring"), test_ex17_large, NEEDS_DEVICE},
-        {N_("edges: n = 0, and n smaller than the ring (empty chunks)"), test_ex17_small, NEEDS_DEVICE},
         {N_("concept: two calls back to back, no wait between them"), test_ex17_back_to_back, NEEDS_DEVICE},
         {N_("concept: the work runs on the caller's streams and the host never waits"), test_ex17_streams,
          NEEDS_EMULATOR},
         {0},
     };
     const harness_exercise ex = {"17", N_("Part IV: a ring all-reduce by hand, over several devices"),
-                                 "exercises/17-ring-allreduce/lesson.md", tests};
+                                 "exercises/17-ring-allreduce/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }
