@@ -322,21 +322,22 @@ static void bytes_what(const emu_alloc *a, uintptr_t addr, char *buf, size_t len
                  a->size, a->what);
 }
 
-/* The places already reported: a race at a line is said once, with the first line it races with, however many
- * devices, steps, elements and other lines show it again. */
+/* The races already reported, by their two places and what happened between them: a race between two lines
+ * is said once, however many devices, steps and elements show it again. */
 #define EMU_ORDER_SAID 64
-static char said[EMU_ORDER_SAID][300];
+static char said[EMU_ORDER_SAID][620];
 static int nsaid;
 
-/* 1 when a race at a or at b was reported before; else a is remembered and 0 returned. */
-static int said_before(const emu_place *a, const emu_place *b)
+/* 1 when this race (how: which of the three messages) was reported before; else it is remembered. */
+static int said_before(const emu_place *a, const emu_place *b, const char *how)
 {
-    char at[300], other[300];
+    char at[300], other[300], key[620];
     emu_place_text(a, at, sizeof at);
     emu_place_text(b, other, sizeof other);
+    snprintf(key, sizeof key, "%s|%s|%p", at, other, (const void *)how);
     for (int i = 0; i < nsaid; i++)
-        if (!strcmp(said[i], at) || !strcmp(said[i], other)) return 1;
-    if (nsaid < EMU_ORDER_SAID) snprintf(said[nsaid++], sizeof said[0], "%s", at);
+        if (!strcmp(said[i], key)) return 1;
+    if (nsaid < EMU_ORDER_SAID) snprintf(said[nsaid++], sizeof said[0], "%s", key);
     return 0;
 }
 
@@ -351,13 +352,13 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     int swap = !emu_source_is_learners(here.file) && emu_source_is_learners(there.file);
     r.at = swap ? there : here;
     r.other = swap ? here : there;
-    if (said_before(&r.at, &r.other)) return;
+    const char *fmt = !mine->write ? msg_read_after : !theirs->write ? msg_write_after_read : msg_write_after_write;
+    if (said_before(&r.at, &r.other, fmt)) return;
     /* the words say what the later operation did to the earlier one's bytes, whichever line comes first */
     const emu_op *later = &ops[mine->op], *earlier = &ops[theirs->op];
     char what[300];
     bytes_what(mine->alloc, addr, what, sizeof what);
     if (mine->alloc->guard_name[0]) snprintf(r.array, sizeof r.array, "%s", mine->alloc->guard_name);
-    const char *fmt = !mine->write ? msg_read_after : !theirs->write ? msg_write_after_read : msg_write_after_write;
     snprintf(r.text, sizeof r.text, emu_text(fmt), later->what, later->device, what, earlier->what, earlier->device);
     emu_finding_record(&r);
 }
