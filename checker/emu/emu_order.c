@@ -322,19 +322,19 @@ static void bytes_what(const emu_alloc *a, uintptr_t addr, char *buf, size_t len
                  a->size, a->what);
 }
 
-/* The races already reported, by their two places and what happened between them: a race between two lines
- * is said once, however many devices, steps and elements show it again. */
+/* The races already reported, by the line that comes first and what happened there: a race at a line is said
+ * once (with the first line it races with), however many devices, steps, elements and other lines show it. */
 #define EMU_ORDER_SAID 64
-static char said[EMU_ORDER_SAID][620];
+static char said[EMU_ORDER_SAID][320];
 static int nsaid;
 
-/* 1 when this race (how: which of the three messages) was reported before; else it is remembered. */
-static int said_before(const emu_place *a, const emu_place *b, const char *how)
+/* 1 when a race at a of this kind (how: which of the three messages) was reported before; else it is
+ * remembered. */
+static int said_before(const emu_place *a, const char *how)
 {
-    char at[300], other[300], key[620];
+    char at[300], key[320];
     emu_place_text(a, at, sizeof at);
-    emu_place_text(b, other, sizeof other);
-    snprintf(key, sizeof key, "%s|%s|%p", at, other, (const void *)how);
+    snprintf(key, sizeof key, "%s|%p", at, (const void *)how);
     for (int i = 0; i < nsaid; i++)
         if (!strcmp(said[i], key)) return 1;
     if (nsaid < EMU_ORDER_SAID) snprintf(said[nsaid++], sizeof said[0], "%s", key);
@@ -353,7 +353,7 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     r.at = swap ? there : here;
     r.other = swap ? here : there;
     const char *fmt = !mine->write ? msg_read_after : !theirs->write ? msg_write_after_read : msg_write_after_write;
-    if (said_before(&r.at, &r.other, fmt)) return;
+    if (said_before(&r.at, fmt)) return;
     /* the words say what the later operation did to the earlier one's bytes, whichever line comes first */
     const emu_op *later = &ops[mine->op], *earlier = &ops[theirs->op];
     char what[300];
