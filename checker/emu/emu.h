@@ -72,6 +72,10 @@ emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
  * holds the range. */
 int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_size);
 
+/* What lies at addr of a, for a finding: "d_out[3]" inside a harness's named array, else "byte 12 of the 4096
+ * bytes from cudaMalloc" (or how far past its end). */
+void emu_alloc_describe(const emu_alloc *a, uintptr_t addr, char *buf, size_t len);
+
 /* The emulator's view of the byte at p: p itself when p is not in device memory. */
 void *emu_mem_view(const void *p);
 

@@ -66,12 +66,13 @@ static void peer_denied(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     if (emu_diag_first(EMU_FD_PEER_ACCESS)) {
         emu_record r;
         emu_where(x, w, l, in->loc, EMU_FD_PEER_ACCESS, &r);
-        emu_diag_report(&r, "a %s of byte %llu of the %zu bytes from %s on device %d, by a kernel running on device %d, "
-                        "which has no peer access to it. The launch fails with cudaErrorIllegalAddress. Enable it "
-                        "first: cudaSetDevice(%d); cudaDeviceEnablePeerAccess(%d, 0); (after "
-                        "cudaDeviceCanAccessPeer says it can), or copy the data with cudaMemcpyPeerAsync.",
-                        emu_text(acc_name[acc]), (unsigned long long)(addr - a->base), a->size, a->what, a->device,
-                        x->device, x->device, a->device);
+        char what[200];
+        emu_alloc_describe(a, addr, what, sizeof what);
+        emu_diag_report(&r, "a %s of %s, memory of device %d, by a kernel running on device %d, which has no peer "
+                        "access to it. The launch fails with cudaErrorIllegalAddress. Enable it first: "
+                        "cudaSetDevice(%d); cudaDeviceEnablePeerAccess(%d, 0); (after cudaDeviceCanAccessPeer says it "
+                        "can), or copy the data with cudaMemcpyPeerAsync.",
+                        emu_text(acc_name[acc]), what, a->device, x->device, x->device, a->device);
     }
     emu_fatal(x, 700);
 }

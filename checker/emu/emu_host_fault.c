@@ -167,26 +167,13 @@ void emu_host_frames_line(void *const *stack, int n, char *where, size_t len)
 
 /* ---- The finding ------------------------------------------------------------------------------------- */
 
-/* What lies at addr in a: "d_out[0]" for a harness's named array, else its byte in the allocation. */
-static void device_what(const emu_alloc *a, uintptr_t addr, char *buf, size_t len)
-{
-    if (a->guard_name[0] && addr >= a->open_lo && addr < a->open_hi && a->guard_elem)
-        snprintf(buf, len, "%s[%llu]", a->guard_name, (unsigned long long)((addr - a->open_lo) / a->guard_elem));
-    else if (addr - a->base < a->size)
-        snprintf(buf, len, emu_text("byte %llu of the %zu bytes from %s"), (unsigned long long)(addr - a->base), a->size,
-                 a->what);
-    else
-        snprintf(buf, len, emu_text("%llu bytes past the end of the %zu bytes from %s"),
-                 (unsigned long long)(addr - a->base - a->size), a->size, a->what);
-}
-
 int emu_host_fault(const void *addr, const void *pc, int write)
 {
     const emu_alloc *a = emu_rt_mem_device_near((uintptr_t)addr);
     if (!a) return 0;
     char where[600], what[300], callee[300];
     learner_line(pc, where, sizeof where, callee, sizeof callee);
-    device_what(a, (uintptr_t)addr, what, sizeof what);
+    emu_alloc_describe(a, (uintptr_t)addr, what, sizeof what);
     int kind = write == 1 ? EMU_FD_HOST_WRITE : EMU_FD_HOST_READ;
     if (where[0] && callee[0])
         emu_finding_at(kind, where, msg_in_call, what, callee);

@@ -226,6 +226,18 @@ static void emu_rec_reserve(emu_rec *r, void *view, size_t bytes)
     r->reserved = p == MAP_FAILED ? 0 : rounded;
 }
 
+void emu_alloc_describe(const emu_alloc *a, uintptr_t addr, char *buf, size_t len)
+{
+    if (a->guard_name[0] && addr >= a->open_lo && addr < a->open_hi && a->guard_elem)
+        snprintf(buf, len, "%s[%llu]", a->guard_name, (unsigned long long)((addr - a->open_lo) / a->guard_elem));
+    else if (addr - a->base < a->size)
+        snprintf(buf, len, emu_text("byte %llu of the %zu bytes from %s"), (unsigned long long)(addr - a->base), a->size,
+                 a->what);
+    else
+        snprintf(buf, len, emu_text("%llu bytes past the end of the %zu bytes from %s"),
+                 (unsigned long long)(addr - a->base - a->size), a->size, a->what);
+}
+
 void *emu_mem_view(const void *p)
 {
     emu_alloc *a = emu_mem_lookup((uintptr_t)p, 1);

@@ -312,16 +312,6 @@ static void range_place(const emu_range *r, emu_place *p)
     p->label = r->write ? EMU_LABEL_WRITE : EMU_LABEL_READ;
 }
 
-/* "d_bufs[1][12]" where the harness named the buffer, else "byte 48 of the 4096 bytes from cudaMalloc". */
-static void bytes_what(const emu_alloc *a, uintptr_t addr, char *buf, size_t len)
-{
-    if (a->guard_name[0] && addr >= a->open_lo && addr < a->open_hi && a->guard_elem)
-        snprintf(buf, len, "%s[%llu]", a->guard_name, (unsigned long long)((addr - a->open_lo) / a->guard_elem));
-    else
-        snprintf(buf, len, emu_text("byte %llu of the %zu bytes from %s"), (unsigned long long)(addr - a->base),
-                 a->size, a->what);
-}
-
 /* The races already reported, by the line that comes first and what happened there: a race at a line is said
  * once (with the first line it races with), however many devices, steps, elements and other lines show it. */
 #define EMU_ORDER_SAID 64
@@ -357,7 +347,7 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     /* the words say what the later operation did to the earlier one's bytes, whichever line comes first */
     const emu_op *later = &ops[mine->op], *earlier = &ops[theirs->op];
     char what[300];
-    bytes_what(mine->alloc, addr, what, sizeof what);
+    emu_alloc_describe(mine->alloc, addr, what, sizeof what);
     if (mine->alloc->guard_name[0]) snprintf(r.array, sizeof r.array, "%s", mine->alloc->guard_name);
     snprintf(r.text, sizeof r.text, emu_text(fmt), later->what, later->device, what, earlier->what, earlier->device);
     emu_finding_record(&r);
