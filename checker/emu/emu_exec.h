@@ -192,6 +192,7 @@ typedef struct emu_ctx {
     uint32_t cluster_size;      /* their product: %cluster_nctarank */
     int explicit_cluster;       /* launched with cluster dimensions (%is_explicit_cluster) */
     int cooperative;            /* cudaLaunchCooperativeKernel: every block runs together, grid.sync() works */
+    int device;                 /* the device it runs on (another's memory needs peer access) */
     uint64_t grid_ws;           /* the grid workspace cooperative groups find in %envreg1/2 (0: none) */
     uint32_t *cbar_phase;       /* per cluster of the group: the cluster barrier's current phase, a number of
                                  * the launch's (phase_top counts them), so that records of an earlier

@@ -49,6 +49,8 @@ static const char *const kind_nouns[EMU_FD_COUNT] = {
     [EMU_FD_HOST_DIVIDE] = N_("division by zero in host code"),
     [EMU_FD_HOST_SHIFT] = N_("shift out of range in host code"),
     [EMU_FD_HOST_BOUNDS] = N_("index out of bounds in host code"),
+    [EMU_FD_STREAM_RACE] = N_("race between streams"),
+    [EMU_FD_PEER_ACCESS] = N_("access of a peer's memory without peer access"),
 };
 
 static const char *const label_names[EMU_LABEL_COUNT] = {

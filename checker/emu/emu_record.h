@@ -32,7 +32,11 @@ typedef enum emu_kind {
     EMU_FD_DSMEM_RACE, EMU_FD_DSMEM_EXITED, EMU_FD_CP_ASYNC,
     /* the learner's host code (emu_host_fault.c, emu_host_ub.c): at its line, in no kernel */
     EMU_FD_HOST_READ, EMU_FD_HOST_WRITE, EMU_FD_HOST_OVERFLOW, EMU_FD_HOST_DIVIDE, EMU_FD_HOST_SHIFT,
-    EMU_FD_HOST_BOUNDS, EMU_FD_COUNT
+    EMU_FD_HOST_BOUNDS,
+    /* work on two streams or devices that touches the same bytes in no order (emu_order.c) */
+    EMU_FD_STREAM_RACE,
+    /* a kernel's access of another device's memory without peer access */
+    EMU_FD_PEER_ACCESS, EMU_FD_COUNT
 } emu_kind;
 
 /* A kind's English noun ("race between warps"), short enough for "The same %s as above": its stable name.
