@@ -59,6 +59,15 @@ int harness_findings_lines(char *buf, size_t len)
     return n;
 }
 
+/* The question of the first of n findings that names a line of the learner's code, in the learner's
+ * language, or NULL. */
+static const char *finding_question(const emu_record *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (r[i].at.line > 0 && emu_kind_question(r[i].kind)) return _(emu_kind_question(r[i].kind));
+    return NULL;
+}
+
 /* Fails the test with msg between the records before (the findings that came before the failure and
  * caused it: said first) and the pending guard findings (they complete msg's explanation), then the hint.
  * after: records that msg announces, said right after it. */
@@ -68,6 +77,12 @@ static void fail_with(const char *file, int line, const char *hint, const emu_re
                       const char *msg, const emu_record *after, int nafter)
 {
     static char text[65536];
+    /* A finding at the learner's line is the strongest evidence the failure has: its question is the hint,
+     * where the suite's (about the shape of what came back: which outputs, off by what) would point away. */
+    const char *question = finding_question(before, nbefore);
+    if (!question) question = finding_question(after, nafter);
+    if (!question) question = finding_question(pending, npending);
+    if (question) hint = question;
     size_t used = add_records(text, sizeof text, 0, before, nbefore);
     used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", used ? "\n" : "", msg);
     if (used >= sizeof text) used = sizeof text - 1;
