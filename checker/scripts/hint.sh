@@ -23,10 +23,11 @@ mkdir -p "$STATE_DIR/hints"
 
 # The hint (a number) for a failure (the failed test's name and TAP block, read on stdin), strongest
 # evidence first:
-#  1. a finding of the emulator at a line of the learner's code ("finding: kind=KIND at=FILE:LINE"): the
-#     first line of the manifest for exercise NN whose key is "finding:KIND" for one of them; where none
-#     is, "own": the failure's own question (the finding's) comes first, then the hints from the line with
-#     no text;
+#  1. a finding of the emulator at a line of the learner's code ("finding: kind=KIND at=FILE:LINE"), or
+#     an output that is the poison partly overwritten ("evidence: poison-partial"): the first line of the
+#     manifest for exercise NN whose key is "finding:KIND" or "evidence:poison-partial" for one of them;
+#     where none is, "own": the failure's own question comes first, then the hints from the line with no
+#     text;
 #  2. the lesson hint that the bug model it matches names ("evidence: bug-model name=N hint=K"), when every
 #     model it matches names the same one (two that disagree leave the choice to the table, unless a line
 #     "evidence: settled name=N" says which of them a second input showed it to be);
@@ -76,13 +77,17 @@ symptom_hint() {
     failure=$(cat)
     [ -f "$manifest" ] || return 0
     facts=$(failure_facts <<<"$failure")
-    # 1. A finding at the learner's line: the lesson hint for its kind, else its own question.
-    local placed
-    placed=$(sed -n 's/^placed:\(.*\)/finding:\1/p' <<<"$facts")
-    if [ -n "$placed" ]; then
+    # 1. A finding at the learner's line, or an output that is the poison partly overwritten: the lesson
+    #    hint for it, else its own question.
+    local strong
+    strong=$(sed -n 's/^placed:\(.*\)/finding:\1/p' <<<"$facts"; grep '^evidence:poison-partial' <<<"$facts")
+    if [ -n "$strong" ]; then
         local line_hint
         line_hint=$(manifest_lines "$nn" | while IFS='|' read -r hint text; do
-                        [[ $text == finding:* ]] && grep -qxF -- "$text" <<<"$placed" && { echo "$hint"; break; }
+                        [[ $text == finding:* || $text == evidence:* ]] || continue
+                        while IFS= read -r fact; do
+                            case "$fact " in "$text "*) echo "$hint"; break 2 ;; esac
+                        done <<<"$strong"
                     done)
         if [ -n "$line_hint" ]; then echo "$line_hint"; return 0; fi
         if grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure"; then

@@ -35,6 +35,38 @@ START_TEST(test_harness_explain_spots_an_accumulator_not_zeroed)
 }
 END_TEST
 
+static int has_evidence(const char *line);
+
+START_TEST(test_harness_explain_spots_the_poison_partly_overwritten)
+{
+    char why[600];
+    /* cudaMemset(d_out, 0, 1): the poison's low byte cleared, left so or with the sum added to it. */
+    harness_explain_int(42, (int)0xDEADBE00u, why, sizeof why);
+    ck_assert_msg(strstr(why, "0xDEADBE00") && strstr(why, "1 of the value's 4 bytes was written") &&
+                  !strstr(why, "off by"), "%s", why);
+    harness_explain_int(-17, (int)(0xDEAD0000u - 17u), why, sizeof why);
+    ck_assert_msg(strstr(why, "right sum plus") && strstr(why, "0xDEAD0000") && strstr(why, "2 of the value's"),
+                  "%s", why);
+    ck_assert_msg(has_evidence("poison-partial bytes=2 of=4"), "%s", harness_evidence_lines());
+    ck_assert_int_eq(harness_poison_bytes_written(0xDEADBEEFu, 0xDEADBEEFu, 4), 0);
+    ck_assert_int_eq(harness_poison_bytes_written(0xDE000000u, 0xDEADBEEFu, 4), 3);   /* one memset */
+    ck_assert_int_eq(harness_poison_bytes_written(0xDE12AB34u, 0xDEADBEEFu, 4), 0);   /* any value */
+    ck_assert_int_eq(harness_poison_bytes_written(0x7FFFu, 0x7FDEu, 2), 0);           /* a GPU's NaN */
+    ck_assert_int_eq(harness_poison_bytes_written(0x7F00u, 0x7FDEu, 2), 1);
+    /* A float output's poison NaN with its low bytes written, among right outputs. */
+    float partial;
+    uint32_t bits = HARNESS_POISON_FLOAT_BITS & 0xFFFF0000u;
+    memcpy(&partial, &bits, sizeof partial);
+    double want[4] = {1, 2, 3, 4}, got[4] = {1, 2, 3, partial};
+    harness_output o = {1, 4, want, got, NULL, NULL, 1e-6, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_int_eq(d.seen, SEEN_PARTIAL_POISON);
+    ck_assert_msg(strstr(d.words, "index 3") && strstr(d.words, "0x7FC00000"), "%s", d.words);
+    ck_assert_msg(harness_diagnosis_hint(&d, NULL, NULL) == harness_partial_poison_hint(), "the byte count's question");
+}
+END_TEST
+
 START_TEST(test_harness_explain_gives_a_plain_difference)
 {
     char why[256];
@@ -599,6 +631,7 @@ int main(int argc, char **argv)
         {"explain: the poison value is named", test_harness_explain_names_the_poison, NEEDS_NOTHING},
         {"explain: reads of guard values are counted", test_harness_explain_counts_guard_reads, NEEDS_NOTHING},
         {"explain: an accumulator not zeroed is recognised", test_harness_explain_spots_an_accumulator_not_zeroed, NEEDS_NOTHING},
+        {"explain: the poison partly overwritten is a memset or copy of too few bytes", test_harness_explain_spots_the_poison_partly_overwritten, NEEDS_NOTHING},
         {"explain: any other error is a plain difference", test_harness_explain_gives_a_plain_difference, NEEDS_NOTHING},
         {"sizes: ascending, with the edge sizes, ending at the limit", test_harness_sizes_are_ascending_and_end_at_the_limit, NEEDS_NOTHING},
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
