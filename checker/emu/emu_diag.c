@@ -197,6 +197,51 @@ void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place 
     snprintf(call->func, sizeof call->func, "%s", func);
 }
 
+/* The lines of function f's own body: those of its locations that were not inlined into it (a lambda
+ * defined inside it is inside them too), in their file. 0 when it has none. */
+static int body_lines(const emu_module *m, const emu_func *f, int *file, int *lo, int *hi)
+{
+    *file = -1, *lo = 0, *hi = 0;
+    for (int pc = 0; f && pc < f->ncode; pc++) {
+        uint32_t loc = f->code[pc].loc;
+        if (loc == 0 || (int)loc >= m->nlocs || m->locs[loc].parent >= 0 || m->locs[loc].line <= 0) continue;
+        const emu_loc *l = &m->locs[loc];
+        if (*file < 0) *file = l->file, *lo = *hi = l->line;
+        if (l->file != *file) continue;
+        if (l->line < *lo) *lo = l->line;
+        if (l->line > *hi) *hi = l->line;
+    }
+    return *file >= 0;
+}
+
+/* The innermost location of loc's chain (loc, then where it was inlined) that lies in f's body, or NULL. */
+static const emu_loc *in_body(const emu_module *m, uint32_t loc, int file, int lo, int hi)
+{
+    const emu_loc *l = &m->locs[loc];
+    for (int guard = 0; guard < 64; guard++) {
+        if (l->file == file && l->line >= lo && l->line <= hi) return l;
+        if (l->parent < 0 || l->parent >= m->nlocs) return NULL;
+        l = &m->locs[l->parent];
+    }
+    return NULL;
+}
+
+void emu_places_in_body(const emu_module *m, const emu_func *f, uint32_t at_loc, uint32_t other_loc,
+                        emu_place *at, emu_place *other)
+{
+    if (!m || at_loc == 0 || other_loc == 0 || (int)at_loc >= m->nlocs || (int)other_loc >= m->nlocs) return;
+    const emu_loc *a = learner_loc(m, at_loc), *o = learner_loc(m, other_loc);
+    if (a->func == o->func) return;   /* one function's two lines: that function is where the fix goes */
+    int file, lo, hi;
+    if (!body_lines(m, f, &file, &lo, &hi)) return;
+    const emu_loc *a_body = in_body(m, (uint32_t)(a - m->locs), file, lo, hi),
+                  *o_body = in_body(m, (uint32_t)(o - m->locs), file, lo, hi);
+    if (!a_body || !o_body) return;
+    set_place(m, a_body, at);
+    set_place(m, o_body, other);
+    at->func[0] = other->func[0] = '\0';
+}
+
 /* Whether a line of source starts a loop: a for or while statement, or a do. */
 static int starts_loop(const char *line)
 {

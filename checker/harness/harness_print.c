@@ -172,11 +172,26 @@ static int finding_key(const emu_record *r, char *buf, size_t len)
     return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
 }
 
+/* Its kind and its second place (the copy a read came too early for, the other side of a race), or 0
+ * when it has none: two reads of one copy too early, at two lines, are one mistake. */
+static int second_key(const emu_record *r, char *buf, size_t len)
+{
+    if (!r->other.line) return 0;
+    char place[300];
+    int n = snprintf(buf, len, "%s|%s", emu_kind_noun(r->kind), emu_place_text(&r->other, place, sizeof place));
+    return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+}
+
 static int finding_shown(const emu_record *r, int remember)
 {
-    char key[400];
-    int len = finding_key(r, key, sizeof key);
-    return remember ? shown_before('f', key, (size_t)len) : was_shown('f', key, (size_t)len);
+    char key[400], other[400];
+    int len = finding_key(r, key, sizeof key), other_len = second_key(r, other, sizeof other);
+    int shown = was_shown('f', key, (size_t)len) || (other_len && was_shown('o', other, (size_t)other_len));
+    if (remember) {
+        shown_before('f', key, (size_t)len);
+        if (other_len) shown_before('o', other, (size_t)other_len);
+    }
+    return shown;
 }
 
 /* "The same race inside a warp as above, at exercises/02-interleaved/v1_interleaved.cu:26." (or, for a
