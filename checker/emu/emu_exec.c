@@ -52,6 +52,7 @@ void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, int kind, emu_re
 {
     emu_place at, call;
     emu_loc_places(x->m, loc, &at, &call);
+    emu_call_in_body(x->m, w->nframes > 0 ? w->frames[w->nframes - 1].f : x->k, loc, &call);
     /* A function of the learner's that nvcc did not inline (a call instruction): its caller's call. */
     if (!call.line && w->nframes > 1) {
         const emu_frame *callee = &w->frames[w->nframes - 1], *caller = &w->frames[w->nframes - 2];
