@@ -3,7 +3,7 @@
 # items of the "## Hints" section of the exercise's lesson.md (in Chinese, of lesson.zh-CN.md's section in
 # the same place, "## 提示": the same hints in the same order). The first one shown is the one that
 # answers the symptom of the last grade's first failure (checker/suites/hints.txt maps symptoms to hint
-# numbers), or that failure's own question where no lesson hint answers what the emulator found; each call
+# numbers), or that failure's own question where no lesson hint answers its strongest evidence; each call
 # then shows the next, wrapping around, and once every hint was shown, all of them. A new first failure (a
 # different test, or different evidence) starts a new run of hints from its own. Works before and after
 # success.
@@ -26,16 +26,16 @@ mkdir -p "$STATE_DIR/hints"
 #  1. a finding of the emulator at a line of the learner's code ("finding: kind=KIND at=FILE:LINE"), or
 #     an output that is the poison partly overwritten ("evidence: poison-partial"): the first line of the
 #     manifest for exercise NN whose key is "finding:KIND" or "evidence:poison-partial" for one of them;
-#     where none is, "own": the failure's own question comes first, then the hints from the line with no
-#     text;
 #  2. the lesson hint that the bug model it matches names ("evidence: bug-model name=N hint=K"), when every
 #     model it matches names the same one (two that disagree leave the choice to the table, unless a line
 #     "evidence: settled name=N" says which of them a second input showed it to be);
-#  3. the first line of the manifest whose key is one of its evidence or finding lines:
+#  3. where 1 found evidence that no lesson hint answers: "own", the failure's own question comes first,
+#     then the hints from the line with no text;
+#  4. the first line of the manifest whose key is one of its evidence or finding lines:
 #     "evidence:TAG [key=value...]" matches a line "evidence: TAG key=value..." that starts with it;
 #     "finding:KIND" matches a finding of that kind (the emulator's tag "[KIND at FILE:LINE]" in the
 #     message, or a "finding: kind=KIND ..." line, KIND quoted or with its spaces made hyphens);
-#  4. only for a failure that carries no evidence (a check that did not look at what came back): the first
+#  5. only for a failure that carries no evidence (a check that did not look at what came back): the first
 #     line whose text is in the failure's name or message, in English (the emulator's tags stay English) or
 #     in the learner's language.
 # A line with no text matches any failure: its number is followed by "any" (the hint is where to start, not
@@ -90,10 +90,6 @@ symptom_hint() {
                         done <<<"$strong"
                     done)
         if [ -n "$line_hint" ]; then echo "$line_hint"; return 0; fi
-        if grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure"; then
-            echo "$(manifest_lines "$nn" | awk -F'|' '$2 == "" { print $1; exit }') own"
-            return 0
-        fi
     fi
     facts=$(grep -v '^placed:' <<<"$facts")
     # Two models that one input could not tell apart, settled by another input: the one it settled on.
@@ -105,6 +101,11 @@ symptom_hint() {
     if [ -n "$hints" ] && [ "$(wc -l <<<"$hints")" = 1 ] &&
         [ "$(grep -c '^evidence:bug-model ' <<<"$facts")" = "$(grep -c '^evidence:bug-model .*hint=' <<<"$facts")" ]; then
         echo "$hints"
+        return 0
+    fi
+    # 3. No lesson hint answers the strong evidence: its own question first.
+    if [ -n "$strong" ] && grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure"; then
+        echo "$(manifest_lines "$nn" | awk -F'|' '$2 == "" { print $1; exit }') own"
         return 0
     fi
     manifest_lines "$nn" |
@@ -198,7 +199,7 @@ save_state() { echo "$start $shown ${began:--} $own" >"$state_file"; }
 if [ $describe = 1 ]; then
     # (Each textf starts its line: xgettext finds a keyword only there.)
     if [ $own = 1 ]; then
-        textf "the question of what the emulator found, then the lesson's hints"
+        textf "the question of your first failure, then the lesson's hints"
     elif [ "$count" = 0 ]; then
         textf 'nothing: the lesson has no hints'
     elif [ "$shown" -ge "$count" ]; then
@@ -246,7 +247,7 @@ if [ $own = 1 ]; then
     if [ $more = 0 ]; then
         sayf 'Exercise %s: %s' "$nn" "$(exercise_title "$nn")"
     fi
-    say "$DIM$(textf 'The question for what the emulator found in your last `make ex%s`:' "$nn")$RESET"
+    say "$DIM$(textf 'The question of the first failure of your last `make ex%s`:' "$nn")$RESET"
     say ""
     labelled "$(textf 'Question:')" "$question"
     say ""

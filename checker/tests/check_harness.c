@@ -543,6 +543,45 @@ START_TEST(test_merge_says_fails_on_both_once)
 END_TEST
 
 /* A test whose name leaves no room for the tag: the tag starts its message's line, on no line of its own. */
+/* A host finding of the emulator's (the learner's host code reads device memory), as its message carries it. */
+static void message_with_host_read(char *buf, size_t len)
+{
+    emu_record r;
+    emu_record_init(&r, EMU_FD_HOST_READ);
+    snprintf(r.at.file, sizeof r.at.file, "ex01.cu");
+    r.at.line = 32;
+    snprintf(r.array, sizeof r.array, "d_out");
+    snprintf(r.text, sizeof r.text, "your host code reads d_out[0], which is device memory.");
+    size_t n = emu_record_encode(&r, EMU_ENCODE_ALL, buf, len);
+    snprintf(buf + n, len - n, "\nThe test's program crashed in your host code.\nHint: Which pointers of your host "
+             "code hold device memory?");
+}
+
+START_TEST(test_merge_keeps_the_emulators_host_findings_where_the_gpu_crashed)
+{
+    /* The GPU's run of host code that reads d_out[0] crashes (a segmentation fault) or fails; the emulator
+     * names the line. The merged report says what the emulator's own does, once. */
+    char path[64], host[4096], out[8192];
+    record_verdicts(path, sizeof path,
+                    "gpu\t30\tthe GPU (Test GPU)\n"
+                    "test\tcrashed\t0.300\tcore: one block\tReceived signal 11 (Segmentation fault)\n"
+                    "test\tfailed\t0.300\tcore: four blocks\tk(n = 1024) should leave 5 in d_out[0], but it left 7.\n"
+                    "test\tcrashed\t0.300\tsizes: small\tReceived signal 11 (Segmentation fault)\n"
+                    "end\n");
+    message_with_host_read(host, sizeof host);
+    harness_result emu[] = {{.name = "core: one block", .outcome = HARNESS_FAILED, .message = host},
+                            {.name = "core: four blocks", .outcome = HARNESS_FAILED, .message = host},
+                            {.name = "sizes: small", .outcome = HARNESS_FAILED, .message = host}};
+    int got = merge_report_of(path, 30, emu, 3, out, sizeof out);
+    ck_assert_msg(got == 3, "three failures: %d\n%s", got, out);
+    const char *said = strstr(out, "your host code reads d_out[0]");
+    ck_assert_msg(said && !strstr(said + 1, "your host code reads"), "the host finding, said once: %s", out);
+    ck_assert_msg(strstr(out, "ex01.cu:32") && strstr(out, "Which pointers of your host code") &&
+                  !strstr(out, "Received signal") && !strstr(out, "crashed (Segmentation fault)") &&
+                  !strstr(out, "should leave 5"), "the emulator's words, not the GPU's: %s", out);
+}
+END_TEST
+
 START_TEST(test_merge_puts_a_long_names_tag_in_its_message)
 {
     char path[64], race[4096], out[8192];
@@ -653,6 +692,7 @@ int main(int argc, char **argv)
         {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
         {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
         {"merge: \"fails on the GPU too\" at the first failure only; a disagreement always", test_merge_says_fails_on_both_once, NEEDS_NOTHING},
+        {"merge: the emulator's host findings stand where the GPU's run crashed or failed", test_merge_keeps_the_emulators_host_findings_where_the_gpu_crashed, NEEDS_NOTHING},
         {"merge: a long name's tag starts its message's line", test_merge_puts_a_long_names_tag_in_its_message, NEEDS_NOTHING},
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},
