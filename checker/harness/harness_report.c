@@ -178,8 +178,7 @@ void harness_explain_partial_poison(uint64_t value, uint64_t poison, size_t size
 
 const char *harness_partial_poison_hint(void)
 {
-    return _("How many bytes does the cudaMemset (or cudaMemcpy) that sets this output cover, and how many bytes "
-             "does one element take (sizeof of its type, times the number of elements)?");
+    return _("How many bytes does the cudaMemset or cudaMemcpy write, and how many does the output have?");
 }
 
 /* 1 when the low written bytes of value are all alike, as one memset leaves them. */

@@ -29,17 +29,17 @@ mkdir -p "$STATE_DIR/hints"
 #  2. the lesson hint that the bug model it matches names ("evidence: bug-model name=N hint=K"), when every
 #     model it matches names the same one (two that disagree leave the choice to the table, unless a line
 #     "evidence: settled name=N" says which of them a second input showed it to be);
-#  3. where 1 found evidence that no lesson hint answers: "own", the failure's own question comes first,
-#     then the hints from the line with no text;
-#  4. the first line of the manifest whose key is one of its evidence or finding lines:
+#  3. the first line of the manifest whose key is one of its evidence or finding lines (where 1 found
+#     evidence, a line "evidence:TAG" no longer counts: the shape of the error is weaker evidence):
 #     "evidence:TAG [key=value...]" matches a line "evidence: TAG key=value..." that starts with it;
 #     "finding:KIND" matches a finding of that kind (the emulator's tag "[KIND at FILE:LINE]" in the
 #     message, or a "finding: kind=KIND ..." line, KIND quoted or with its spaces made hyphens);
-#  5. only for a failure that carries no evidence (a check that did not look at what came back): the first
+#  4. only for a failure that carries no evidence (a check that did not look at what came back): the first
 #     line whose text is in the failure's name or message, in English (the emulator's tags stay English) or
 #     in the learner's language.
 # A line with no text matches any failure: its number is followed by "any" (the hint is where to start, not
-# an answer to this failure). Nothing when no line matches.
+# an answer to this failure), or by "own" where 1 found evidence that no line answers: the failure's own
+# question (a finding's) then comes first. Nothing when no line matches.
 # The manifest's lines for exercise NN, in order, as "HINT|TEXT".
 manifest_lines() {
     awk -F'|' -v nn="$1" '
@@ -103,15 +103,15 @@ symptom_hint() {
         echo "$hints"
         return 0
     fi
-    # 3. No lesson hint answers the strong evidence: its own question first.
-    if [ -n "$strong" ] && grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure"; then
-        echo "$(manifest_lines "$nn" | awk -F'|' '$2 == "" { print $1; exit }') own"
-        return 0
-    fi
+    # Where no lesson hint answers the strong evidence, its own question comes before the line with no text.
+    local own=any
+    [ -n "$strong" ] && grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure" && own=own
     manifest_lines "$nn" |
     while IFS='|' read -r hint text; do
         case $text in
         evidence:* | finding:*)
+            # The shape of the error is weaker evidence than a finding at the learner's line.
+            [ -n "$strong" ] && [[ $text == evidence:* ]] && continue
             while IFS= read -r fact; do
                 [ -n "$fact" ] || continue
                 key=$text
@@ -120,7 +120,7 @@ symptom_hint() {
             done <<<"$facts"
             continue ;;
         esac
-        if [ -z "$text" ]; then echo "$hint any"; break; fi
+        if [ -z "$text" ]; then echo "$hint $own"; break; fi
         grep -q '^evidence:' <<<"$facts" && continue
         translated=$text
         [ "$(course_language)" != en ] && translated=$(course_phrase "$text")
