@@ -14,7 +14,8 @@
 # State: .state/hints/exNN ("START SHOWN FAILURE OWN": the hint the run of hints began at, how many were
 # shown since, which failure it began from, 1 while that failure's own question is still to come),
 # .state/hints/exNN.symptom ("HINT MATCHED FAILURE": the hint for the last grade's first failure, how it
-# was chosen, and which failure that is) and .state/hints/exNN.question (that failure's own question).
+# was chosen, and which failure that is) and .state/hints/exNN.question (that failure's own question, and
+# on its second line the place of its finding).
 # Exit status: 0 a hint was shown, 2 no such exercise or no hints.
 set -u
 . checker/scripts/lib.sh
@@ -143,8 +144,10 @@ if [ "${1:-}" = record ]; then
     if [ -n "$failure" ]; then
         set -- $hint
         echo "${1:-0} ${2:--} $(failure_identity <<<"$failure")" >"$symptom"
-        # The failure's own question, for a finding that no lesson hint answers.
-        sed -n 's/^ *\(Hint\|提示\)[:：] *//p' <<<"$failure" | head -n 1 >"$STATE_DIR/hints/ex$nn.question"
+        # The failure's own question, for a finding that no lesson hint answers, and the finding's line.
+        { sed -n 's/^ *\(Hint\|提示\)[:：] *//p' <<<"$failure" | head -n 1
+          sed -n 's/^ *finding: .* at=\([^ ]*:[0-9][0-9]*\).*/\1/p' <<<"$failure" | head -n 1; } \
+            >"$STATE_DIR/hints/ex$nn.question"
     else
         rm -f "$symptom" "$STATE_DIR/hints/ex$nn.question"
     fi
@@ -186,8 +189,8 @@ symptom="" matched="" failure=""
 [ -f "$STATE_DIR/hints/ex$nn.symptom" ] && read -r symptom matched failure _ <"$STATE_DIR/hints/ex$nn.symptom"
 case $symptom in '' | *[!0-9]*) symptom="" ;; esac
 [ "$symptom" = 0 ] && symptom=""
-question=""
-[ -s "$STATE_DIR/hints/ex$nn.question" ] && question=$(head -n 1 "$STATE_DIR/hints/ex$nn.question")
+question="" place=""
+[ -s "$STATE_DIR/hints/ex$nn.question" ] && { read -r question; read -r place; } <"$STATE_DIR/hints/ex$nn.question"
 if [ -n "$failure" ] && [ "$failure" != "${began:-}" ]; then
     start=${symptom:-1} shown=0 began=$failure own=0
     [ "$matched" = own ] && [ -n "$question" ] && own=1
@@ -247,7 +250,12 @@ if [ $own = 1 ]; then
     if [ $more = 0 ]; then
         sayf 'Exercise %s: %s' "$nn" "$(exercise_title "$nn")"
     fi
-    say "$DIM$(textf 'The question of the first failure of your last `make ex%s`:' "$nn")$RESET"
+    # Its question speaks of "the line above": the heading names it.
+    if [ -n "$place" ]; then
+        say "$DIM$(textf 'The question of the first failure of your last `make ex%s`, about %s:' "$nn" "$place")$RESET"
+    else
+        say "$DIM$(textf 'The question of the first failure of your last `make ex%s`:' "$nn")$RESET"
+    fi
     say ""
     labelled "$(textf 'Question:')" "$question"
     say ""
