@@ -118,7 +118,7 @@ else
     else
         # In `make watch` (WATCH_HINT_KEY) a key gives the hint.
         if [ -n "${WATCH_HINT_KEY:-}" ]; then
-            sayf 'Stuck? Key %s asks %s.' "$WATCH_HINT_KEY" "$(checker/scripts/hint.sh describe "$nn")"
+            sayf 'Stuck? Press %s for %s.' "$WATCH_HINT_KEY" "$(checker/scripts/hint.sh describe "$nn")"
         else
             sayf 'Stuck? `make hint ex%s` asks %s.' "$nn" "$(checker/scripts/hint.sh describe "$nn")"
         fi
