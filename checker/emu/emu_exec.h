@@ -159,6 +159,8 @@ typedef struct emu_race {
 typedef struct emu_ctx {
     const emu_func *k;
     const emu_module *m;
+    uint32_t where_loc;         /* the location of the last emu_where, and the function that ran it: a */
+    const emu_func *where_func; /* second place (emu_where_other) is named beside it */
     emu_dim3 grid, block, ctaid;
     uint32_t nthreads;          /* per block */
     uint8_t *params;

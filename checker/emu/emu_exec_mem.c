@@ -166,8 +166,8 @@ static int reads_never_written(const emu_alloc *a, size_t off, unsigned sz, unsi
 /* A harness's guard (emu_mem_guard): the access is inside the allocation, so a GPU runs on with whatever
  * the guard holds, but outside the array the program was given. Not fatal: the result then shows what a
  * GPU would give, and the harness explains it with this finding's place. */
-static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, int acc,
-                          const emu_alloc *a)
+static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n,
+                          int acc, const emu_alloc *a)
 {
     int kind = acc == ACC_LOAD ? EMU_FD_GUARD_READ : EMU_FD_GUARD_WRITE;
     if (!emu_diag_first(kind)) return;
@@ -176,11 +176,33 @@ static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
     snprintf(r.array, sizeof r.array, "%s", a->guard_name);
     int64_t rel = (int64_t)(addr - a->open_lo), elem = (int64_t)a->guard_elem;
     int64_t index = rel >= 0 ? rel / elem : -((-rel + elem - 1) / elem);
+    int64_t last = (rel + (int64_t)n - 1) / elem;   /* the access's last element (rel + n > 0 here) */
     uint64_t count = (a->open_hi - a->open_lo) / a->guard_elem;
     /* TRANSLATORS: what a kernel did to an element outside an array, in "%s %s[%lld], ...". */
     const char *verb = acc == ACC_LOAD ? emu_text("reads") : acc == ACC_STORE ? emu_text("writes")
                                                                               : emu_text("updates (atomically)");
-    if (index < 0 && acc == ACC_LOAD)
+    /* One wide access (a 16-byte vector) that starts inside the array and ends past it: its first element is
+     * inside, so the words name the elements it spans and the first one outside. */
+    if (index >= 0 && (uint64_t)index < count && acc == ACC_LOAD)
+        emu_diag_report(&r, emu_ntext("reads %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu element, "
+                                      "so the access reaches past its end, from %s[%llu] on: a GPU reads whatever "
+                                      "lies there. Does the last vector of the loop stay inside n, or is the rest "
+                                      "read one element at a time?",
+                                      "reads %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu elements, "
+                                      "so the access reaches past its end, from %s[%llu] on: a GPU reads whatever "
+                                      "lies there. Does the last vector of the loop stay inside n, or is the rest "
+                                      "read one element at a time?", count),
+                        a->guard_name, (long long)index, a->guard_name, (long long)last, n, a->guard_name,
+                        (unsigned long long)count, a->guard_name, (unsigned long long)count);
+    else if (index >= 0 && (uint64_t)index < count)
+        emu_diag_report(&r, emu_ntext("%s %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu element: the "
+                                      "access reaches past its end, from %s[%llu] on, and writes outside the array.",
+                                      "%s %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu elements: the "
+                                      "access reaches past its end, from %s[%llu] on, and writes outside the array.",
+                                      count),
+                        verb, a->guard_name, (long long)index, a->guard_name, (long long)last, n, a->guard_name,
+                        (unsigned long long)count, a->guard_name, (unsigned long long)count);
+    else if (index < 0 && acc == ACC_LOAD)
         emu_diag_report(&r, "reads %s[%lld], before the start of %s (a negative index): it reads whatever "
                         "lies there.", a->guard_name, (long long)index, a->guard_name);
     else if (index < 0)
@@ -568,7 +590,7 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
         x->last_full = a->written_upto >= a->size;
         x->last_shadow = emu_race_shadow_of(x, a, 0);
     }
-    if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, acc, a);
+    if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, n, acc, a);
     size_t off = addr - a->base;
     if (emu_order_on) emu_order_access(a, addr, addr + n, acc != ACC_LOAD, x->m, in->loc);
     if (acc == ACC_LOAD ? reads_never_written(a, off, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))

@@ -42,6 +42,8 @@ typedef enum emu_kind {
 /* A kind's English noun ("race between warps"), short enough for "The same %s as above": its stable name.
  * "problem" for a number that is no kind. */
 const char *emu_kind_noun(int kind);
+/* The question a kind of finding asks about its line (English, the caller translates it), or NULL. */
+const char *emu_kind_question(int kind);
 /* The kind whose noun is the len bytes at noun, or -1. */
 int emu_kind_of(const char *noun, size_t len);
 
