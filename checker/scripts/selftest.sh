@@ -425,8 +425,8 @@ done <"$work/queue.timed"
 
 # ---- The table: caught / missed per exercise -------------------------------------------------------------
 say ""
-say "The checker against the corpus (wrong kernels must be caught, unusual correct ones accepted), and what"
-say "each suite tries (checker/spaces/: the dimensions of its input, their values, and the covering set's cases):"
+say "The checker against the corpus (wrong kernels must be caught, unusual correct ones accepted), and"
+say "what each suite tries (checker/spaces/): the dimensions of its input, their values, and its cases:"
 printf '  %-8s %7s %7s %8s   %9s %9s   %5s %6s %5s\n' exercise caught missed skipped accepted rejected dims values cases
 tc=0 tm=0 ts=0 ta=0 tr=0
 for nn in $(exercise_numbers); do
