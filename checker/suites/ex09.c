@@ -271,6 +271,11 @@ static const harness_cover *cover(void)
 
 static int kind_is(const char *values, const char *prefix) { return !strncmp(values, prefix, strlen(prefix)); }
 
+static enum op op_of(const harness_cover *c, size_t k)
+{
+    return harness_case_is(c, k, "op", "max") ? OP_MAX : harness_case_is(c, k, "op", "min") ? OP_MIN : OP_DOT;
+}
+
 static enum concern concern_of(enum op op, const char *values)
 {
     if (!strcmp(values, "negative") || !strcmp(values, "huge"))
@@ -283,28 +288,8 @@ static enum concern concern_of(enum op op, const char *values)
     return FOR_SIZES;
 }
 
-/* The special value a kind places, for op: a NaN, the infinity that wins (+inf in a max and a dot, -inf in a
- * min) or the one that cannot (-inf in a max, +inf in a min). */
+/* The infinity that wins op: +inf in a max (and a dot product), -inf in a min; the other one never does. */
 static float winning_inf(enum op op) { return op == OP_MIN ? -INFINITY : INFINITY; }
-
-/* Fills x[0..n) at the places a kind names: first, last, inside (a random index), every 7th, every multiple of
- * 32 (the first value of lane 0 of every warp, in a grid-stride loop), with v. Returns the inside index. */
-static size_t place(float *x, size_t n, const char *where, float v, uint64_t salt)
-{
-    size_t inside = 0;
-    if (n == 0) return 0;
-    if (n > 2) {
-        int r;
-        harness_random_ints(&r, 1, 1, (int)(n - 2), salt);
-        inside = (size_t)r;
-    }
-    if (!strcmp(where, "first")) x[0] = v;
-    else if (!strcmp(where, "last")) x[n - 1] = v;
-    else if (!strcmp(where, "inside")) x[inside] = v;
-    else if (!strcmp(where, "every-7")) for (size_t i = 3; i < n; i += 7) x[i] = v;
-    else if (!strcmp(where, "thread-first")) for (size_t i = n > 32 ? 32 : 0; i < n; i += 32) x[i] = v;
-    return inside;
-}
 
 /* Case k's input for op, and its words: a and b (b only for a dot product) of n values. */
 static void make_values(enum op op, const char *values, float *a, float *b, size_t n, uint64_t salt, char *input,
@@ -339,7 +324,7 @@ static void make_values(enum op op, const char *values, float *a, float *b, size
         /* In a dot product the NaN sits in d_a or, last and every 7th, in d_b. */
         const char *where = values + 4;
         float *x = dot && (!strcmp(where, "last") || !strcmp(where, "every-7")) ? b : a;
-        size_t inside = place(x, n, where, NAN, salt + 7);
+        size_t inside = harness_place_floats(x, n, where, NAN, salt + 7);
         if (!strcmp(where, "inside")) snprintf(input, len, _("%s with a NaN at index %zu"), base, inside);
         else if (!strcmp(where, "first")) snprintf(input, len, _("%s with a NaN first"), base);
         else if (!strcmp(where, "last")) snprintf(input, len, _("%s with a NaN last"), base);
@@ -347,15 +332,15 @@ static void make_values(enum op op, const char *values, float *a, float *b, size
         else snprintf(input, len, _("%s with a NaN at every multiple of 32 (each warp's first value)"), base);
     } else if (kind_is(values, "inf-")) {
         const char *where = values + 4;
-        size_t inside = place(a, n, where, winning_inf(op), salt + 7);
+        size_t inside = harness_place_floats(a, n, where, winning_inf(op), salt + 7);
         if (!strcmp(where, "inside")) snprintf(input, len, _("%s with %s at index %zu"), base, inf_name, inside);
         else if (!strcmp(where, "first")) snprintf(input, len, _("%s with %s first"), base, inf_name);
         else if (!strcmp(where, "last")) snprintf(input, len, _("%s with %s last"), base, inf_name);
         else snprintf(input, len, _("%s with %s at every multiple of 32 (each warp's first value)"), base, inf_name);
     } else if (kind_is(values, "losing-inf")) {
         if (dot) {   /* the infinity that cannot win a dot product: inf * 0 */
-            size_t inside = place(a, n, "inside", INFINITY, salt + 7);
-            place(b, n, "inside", 0.0f, salt + 7);
+            size_t inside = harness_place_floats(a, n, "inside", INFINITY, salt + 7);
+            harness_place_floats(b, n, "inside", 0.0f, salt + 7);
             snprintf(input, len, _("%s with +inf * 0 at index %zu"), base, inside);
         } else {     /* each thread's first values, before its finite ones: the first half of the input */
             for (size_t i = 0; i < n / 2; i++) a[i] = -winning_inf(op);
@@ -368,8 +353,8 @@ static void make_values(enum op op, const char *values, float *a, float *b, size
 static void run_case(size_t k)
 {
     const harness_cover *c = cover();
-    const char *op_label = harness_case_label(c, k, "op"), *values = harness_case_label(c, k, "values");
-    enum op op = !strcmp(op_label, "max") ? OP_MAX : !strcmp(op_label, "min") ? OP_MIN : OP_DOT;
+    const char *values = harness_case_label(c, k, "values");
+    enum op op = op_of(c, k);
     size_t n = (size_t)harness_case_number(c, k, "n");
     placement at = {(size_t)harness_case_number(c, k, "offset"), (size_t)harness_case_number(c, k, "offset_b")};
     float *a = alloc_floats(n), *b = alloc_floats(n);
@@ -384,11 +369,8 @@ static void run_case(size_t k)
 static void run_cases(enum concern concern)
 {
     const harness_cover *c = cover();
-    for (size_t k = 0; k < c->cases; k++) {
-        const char *op_label = harness_case_label(c, k, "op");
-        enum op op = !strcmp(op_label, "max") ? OP_MAX : !strcmp(op_label, "min") ? OP_MIN : OP_DOT;
-        if (concern_of(op, harness_case_label(c, k, "values")) == concern) run_case(k);
-    }
+    for (size_t k = 0; k < c->cases; k++)
+        if (concern_of(op_of(c, k), harness_case_label(c, k, "values")) == concern) run_case(k);
 }
 
 /* ---- Tests ------------------------------------------------------------------------------------------------ */
