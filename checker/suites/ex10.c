@@ -318,7 +318,7 @@ int main(int argc, char **argv)
         {N_("core: n = 0 gives 0, and one element gives itself"), test_ex10_empty_and_single, NEEDS_DEVICE},
         {N_("core: a large sum of values in [0, 1) stays within the bound"), test_ex10_large_positive_sum, NEEDS_DEVICE},
         {N_("concept: huge values that cancel do not swallow the small ones"), test_ex10_cancelling_giants, NEEDS_DEVICE},
-        {N_("sizes: n at -1, 0, +1 of the warp, block, 2 x block, grid-stride and its step; inputs off 16 bytes"),
+        {N_("sizes: n at -1, 0, +1 of the warp, block, 2 x block, grid-stride, its step; d_in off 16 bytes"),
          test_ex10_sizes, NEEDS_DEVICE},
         {N_("edges: values far from 0 (1000 +- 1, up to 1e30) stay within the bound"), test_ex10_far_from_zero,
          NEEDS_DEVICE},
