@@ -55,8 +55,8 @@ END_TEST
 /* Which test runs a case: each case runs once, in the test of what it checks. */
 enum concern { FOR_TAIL, FOR_ALIGNMENT, FOR_GRID_STRIDE };
 
-/* From here on the grid-stride loop of a grid the size of the machine goes round more than once. */
-#define GRID_STRIDE_INTS 131068
+/* From here on every thread of a grid the size of the machine has a pack, and its grid-stride loop goes round. */
+#define GRID_STRIDE_INTS 131072
 
 static const harness_cover *cover(void)
 {
