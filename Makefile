@@ -144,6 +144,14 @@ grade-file: checker
 
 bench: deps
 	@checker/scripts/bench.sh
+# For course editors: softmax's error against the row's distance from 0, the exponent as x - m first and as
+# FlashAttention's one FFMA (lesson 16 quotes it); on the emulator where there is no GPU.
+.PHONY: softmax-shift
+softmax-shift: checker
+	@mkdir -p $(BUILD)/bin
+	@$(NVCC) $(if $(filter emu,$(BACKEND)),$(EMU_NVCCFLAGS) -O3 -std=c++17,$(GPU_NVCCFLAGS)) \
+		checker/bench/softmax_shift.cu -o $(BUILD)/bin/softmax-shift \
+		$(if $(filter emu,$(BACKEND)),$(EMU_LDFLAGS),$(GPU_LDFLAGS)) && $(BUILD)/bin/softmax-shift
 
 # For teachers: grade every learner's checkout in a folder, e.g.  make classroom SUBMISSIONS=~/class/
 .PHONY: classroom

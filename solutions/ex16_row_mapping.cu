@@ -140,7 +140,7 @@ __device__ __forceinline__ float exp2_ftz(float x)
 // Softmax (exercise 14): (m, d), the largest x and the sum of exp(x - m); the pair stands for d * e^m.
 struct SoftmaxOp {
     struct Acc { float m, d; };
-    struct Stats { float m_log2e, inv; };
+    struct Stats { float m, inv; };
     struct Params {};
     static constexpr bool kPerElement = true;
     __device__ static Acc identity() { return {-INFINITY, 0.0f}; }
@@ -154,43 +154,45 @@ struct SoftmaxOp {
         float m = fmaxf(a.m, b.m);
         return {m, a.d * exp2_ftz((a.m - m) * LOG2E) + b.d * exp2_ftz((b.m - m) * LOG2E)};
     }
-    // The thread's values twice: their max, then the sum of exp(x - max) = 2^(x log2 e - max log2 e), one
-    // FFMA and one MUFU.EX2 each. Each value becomes its exp: a thread that keeps its values in registers
-    // then needs no second exp to write.
+    // The thread's values twice: their max, then the sum of exp(x - max) = 2^((x - max) log2 e), x - max taken
+    // first (a subtract, a multiply and one MUFU.EX2 each): its error is |x - max| u, however far the row sits
+    // from 0. Each value becomes its exp: a thread that keeps its values in registers then needs no second exp
+    // to write. (FlashAttention's one FFMA, 2^(x log2 e - max log2 e), errs by |max| u instead: lesson 16.)
     template <class Each> __device__ static Acc local(Each each)
     {
         float m = -INFINITY, d = 0.0f;
         each([&](float &x) { m = fmaxf(m, x); });
-        float ml = m == -INFINITY ? 0.0f : m * LOG2E;
+        float mm = m == -INFINITY ? 0.0f : m;   // values all -inf: each exp is 0, never exp(-inf - -inf)
         each([&](float &x) {
-            x = exp2_ftz(fmaf(x, LOG2E, -ml));
+            x = exp2_ftz((x - mm) * LOG2E);
             d += x;
         });
         return {m, d};
     }
-    __device__ static Stats finish(Acc a, int, Params) { return {a.m * LOG2E, 1.0f / a.d}; }
+    __device__ static Stats finish(Acc a, int, Params) { return {a.m, 1.0f / a.d}; }
     // mine: where v holds exp(x - m') already (m' the thread's own max, from its local()), a rescale.
     template <int P> __device__ static void apply(float (&v)[P], long, Stats s, Params, const Acc *mine)
     {
         if (mine) {
-            float scale = exp2_ftz(mine->m * LOG2E - s.m_log2e) * s.inv;
+            float scale = exp2_ftz((mine->m - s.m) * LOG2E) * s.inv;
 #pragma unroll
             for (int j = 0; j < P; j++)
                 v[j] *= scale;
         } else {
 #pragma unroll
             for (int j = 0; j < P; j++)
-                v[j] = exp2_ftz(fmaf(v[j], LOG2E, -s.m_log2e)) * s.inv;
+                v[j] = exp2_ftz((v[j] - s.m) * LOG2E) * s.inv;
         }
     }
     __device__ static void write_row(void *, long, Stats) {}
 };
 
-// P weights (in the input's type, as PyTorch's) from column c: one access where c is a multiple of P.
+// P weights (in the input's type, as PyTorch's) from column c: one access where they start on a 16-byte
+// boundary (the weights, like the input, may start anywhere).
 template <typename W, int P>
 __device__ __forceinline__ void load_weights(const W *q, long c, float (&g)[P])
 {
-    if (c % P == 0) {
+    if (reinterpret_cast<uintptr_t>(q + c) % 16 == 0) {
         load_pack<W, P>(q + c, g);
     } else {
 #pragma unroll

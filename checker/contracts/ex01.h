@@ -5,7 +5,7 @@ extern "C" {
 #endif
 /* Sums h_in[0..n) on the CPU in 64 bits: the reference every GPU result is compared with. */
 long long reduce_cpu(const int *h_in, int n);
-/* Sums d_in[0..n) into d_out[0] with one atomicAdd per element. */
+/* Sums d_in[0..n) into d_out[0] with one atomicAdd per element; n >= 1 (n = 0 would launch no block). */
 void reduce_atomic(const int *d_in, int *d_out, int n);
 #ifdef __cplusplus
 }

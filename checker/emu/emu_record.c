@@ -319,7 +319,7 @@ void emu_record_words(const emu_record *r, int with_noun, char *head, size_t hea
     size_t o = 0;
     head[0] = '\0';
 #define ADD(...) do { if (o < headlen) { int n_ = snprintf(head + o, headlen - o, __VA_ARGS__); if (n_ > 0) o += (size_t)n_; } } while (0)
-    if (place[0]) ADD("%s: ", place);
+    if (place[0]) ADD(emu_text("%s: %s"), place, "");   /* "：" after a Chinese label: "…cu:26（这次读取）：" */
     if (with_noun && r->kind != EMU_FD_RUNTIME) {
         char noun[200];
         snprintf(noun, sizeof noun, "%s", emu_text(emu_kind_noun(r->kind)));
@@ -337,7 +337,7 @@ void emu_record_words(const emu_record *r, int with_noun, char *head, size_t hea
         if (r->other.line > 0) {
             char where[300], words[400];
             other_words(r, words, sizeof words);
-            snprintf(second, secondlen, "%s: %s", emu_place_text(&r->other, where, sizeof where), words);
+            snprintf(second, secondlen, emu_text("%s: %s"), emu_place_text(&r->other, where, sizeof where), words);
         }
     }
 }

@@ -584,6 +584,53 @@ int merge_report_missing(const gpu_verdicts *v);
 
 #endif /* HARNESS_MERGE_H */
 
+/* ==== Running a covering set on int inputs (exercises 01-08, harness_space_run.c) =====================
+ * A test runs the cases of its concern; a case's size is written against the design's multiples and its
+ * values are drawn from a named range. */
+#ifndef HARNESS_SPACE_RUN_H
+#define HARNESS_SPACE_RUN_H
+
+typedef int (*harness_case_filter)(const harness_cover *c, size_t k, const void *ctx);
+typedef void (*harness_case_run)(const harness_cover *c, size_t k, uint64_t salt, const void *ctx);
+/* Builds the space's covering set and runs run(c, k, salt + k, ctx) for each case k that wanted(c, k, ctx)
+ * accepts (wanted NULL: every case). A filter that accepts no case is the suite's own error: the test fails,
+ * so that no test passes having tried nothing. */
+void harness_cover_run(const harness_space *s, harness_case_filter wanted, harness_case_run run, uint64_t salt,
+                       const void *ctx);
+/* Case k's size, declared as a number ("33"), as K u + C ("2b+1", "b-1", "1024b-1") where u is one of the
+ * letters of `units` and stands for of[its place] (units "bs", of {block, stride}), or as "large"
+ * (harness_large_n()). */
+size_t harness_case_size(const harness_cover *c, size_t k, const char *dim, const char *units, const size_t *of);
+/* The range [lo, hi] that n ints are drawn from, by name: "mixed" ([-r, r] with r = harness_safe_int_range(n),
+ * what every test drew before spaces were declared), "negative" ([-r, -1]), "largest" ([-m, m] with
+ * m = INT_MAX / n: the largest magnitudes for which every partial sum of the n values fits in an int, where a
+ * float accumulator or a narrow type loses digits). */
+void harness_value_range(const char *label, size_t n, int *lo, int *hi);
+/* 1 when [lo, hi] is the "mixed" range, which messages leave unsaid. */
+int harness_values_are_default(size_t n, int lo, int hi);
+/* After a wrong int sum of n values from [lo, hi] other than the mixed range: when it is off by less than one
+ * value and by no more than float's rounding of such sums, appends that to why, records the evidence
+ * "rounding" and returns the hint that asks about a float or narrow accumulator; else NULL. */
+const char *harness_explain_rounding(long long expected, long long got, size_t n, int lo, int hi, char *why,
+                                     size_t len);
+
+/* v1-v5 over a covering set whose dimensions are "block", "n" (written against b, the block: "2b+1") and
+ * "values"; ctx is the partials_spec. The filters: fewer elements than one block covers, more but not a
+ * multiple of it, a whole number of blocks. */
+void partials_case_run(const harness_cover *c, size_t k, uint64_t salt, const void *spec);
+int partials_case_block(const harness_cover *c, size_t k);
+size_t partials_case_n(const harness_cover *c, size_t k);
+int partials_case_fewer(const harness_cover *c, size_t k, const void *spec);
+int partials_case_not_a_multiple(const harness_cover *c, size_t k, const void *spec);
+int partials_case_whole_blocks(const harness_cover *c, size_t k, const void *spec);
+
+/* expect_block_partials and expect_int_total on values drawn from [lo, hi]. */
+void expect_block_partials_in(const partials_spec *spec, size_t n, int block, int lo, int hi, uint64_t salt);
+void expect_int_total_in(const total_spec *spec, size_t n, size_t offset_ints, int calls, int lo, int hi,
+                         uint64_t salt, const char *wrong_hint);
+
+#endif /* HARNESS_SPACE_RUN_H */
+
 /* ---- Places in an input (harness_places.c) ----------------------------------------------------------------
  * Puts v into x[0..n) at the places `where` names, as a declared input space lists them: "first", "last",
  * "inside" (one random index, neither the first nor the last when n > 2), "every-7" (3, 10, 17, ...),

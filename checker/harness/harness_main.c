@@ -216,6 +216,76 @@ static harness_result run_one(const harness_test *t, const char *suite_name, dou
     return r;
 }
 
+/* ---- Tests run ahead, side by side ----
+ * On the emulator a test is a CPU's work: while the report waits for one test, the next ones run in worker
+ * processes, as many at once as the machine has cores (HARNESS_JOBS overrides it; make test, which runs
+ * suites side by side itself, asks for 1). Each worker runs its test exactly as the runner would (run_one:
+ * Check's fork, its timeout) and sends the result back through a pipe; the report still shows the tests in
+ * their order, each line as soon as its test and those before it are done. */
+typedef struct ahead {
+    pid_t pid;   /* 0: not started */
+    int fd;
+} ahead;
+
+static int jobs_wanted(void)
+{
+    const char *env = getenv("HARNESS_JOBS");
+    long jobs = env && *env ? atol(env) : backend_is_emulator() ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    return jobs < 1 ? 1 : jobs > 16 ? 16 : (int)jobs;
+}
+
+static void start_ahead(ahead *a, const harness_test *t, const char *suite_name, double timeout)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    fflush(NULL);   /* the worker must not print what the runner has buffered */
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        /* The worker's own temporary files: made, and removed, by it. */
+        files_owner = getpid(), files_count = 0, not_run_file[0] = host_ub_file[0] = '\0';
+        harness_result r = run_one(t, suite_name, timeout);
+        FILE *f = fdopen(fds[1], "w");
+        if (f) {
+            fprintf(f, "%d %d %.6f %d\n%s%c%s%c", r.outcome, r.line, r.seconds, r.host_ub, r.file ? r.file : "", 0,
+                    r.message ? r.message : "", 0);
+            fclose(f);
+        }
+        forget_files_made();
+        _exit(0);
+    }
+    close(fds[1]);
+    if (pid < 0) { close(fds[0]); return; }
+    a->pid = pid, a->fd = fds[0];
+}
+
+/* Waits for a worker's result. */
+static harness_result finish_ahead(ahead *a, const char *name)
+{
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while (buf && (got = read(a->fd, buf + len, cap - len - 1)) > 0)
+        if ((len += (size_t)got) + 1 == cap) buf = realloc(buf, cap *= 2);
+    close(a->fd);
+    waitpid(a->pid, NULL, 0);
+    a->pid = 0;
+    harness_result r = {.name = name, .outcome = HARNESS_CRASHED};
+    char *file = buf ? memchr(buf, '\n', len) : NULL;
+    if (buf) buf[len] = '\0';
+    char *message = file ? memchr(file + 1, '\0', len - (size_t)(file + 1 - buf)) : NULL;
+    if (message && message < buf + len &&
+        sscanf(buf, "%d %d %lf %d", &r.outcome, &r.line, &r.seconds, &r.host_ub) == 4) {
+        r.file = file[1] ? strdup(file + 1) : NULL;
+        r.message = strdup(message + 1);
+    } else {
+        r.outcome = HARNESS_CRASHED;
+        r.message = strdup(_("The test could not be started."));
+    }
+    free(buf);
+    return r;
+}
+
 /* Why a test does not run on this backend, or NULL when it does. */
 static const char *not_run_because(const harness_test *t, const char *backend)
 {
@@ -345,8 +415,24 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
      * suite again when that report lacks what the corpus entry expects). Never set for a learner. */
     const char *stop_env = getenv("HARNESS_STOP_AT_FAILURE");
     int stop_at_failure = stop_env && *stop_env == '1';
+    ahead *workers = calloc((size_t)count + 1, sizeof *workers);
+    if (!workers) return 2;
+    int jobs = stop_at_failure ? 1 : jobs_wanted(), next_ahead = 0;
     for (const harness_test *t = ex->tests; t->name; t++) {
         if (stop_at_failure && failed) break;
+        /* Keep `jobs` tests running: this one (when it runs here) and the next ones. */
+        int running = 0;
+        for (int i = (int)(t - ex->tests); i < count; i++) running += workers[i].pid > 0;
+        if (next_ahead <= t - ex->tests) next_ahead = (int)(t - ex->tests);
+        for (; jobs > 1 && running < jobs && next_ahead < count; next_ahead++) {
+            const harness_test *u = &ex->tests[next_ahead];
+            if ((opt.only && !strstr(u->name, opt.only) && !strstr(_(u->name), opt.only)) ||
+                not_run_because(u, backend) || u->needs == NEEDS_DEVICE_GPU_FIRST || timed_out)
+                continue;
+            start_ahead(&workers[next_ahead], u, ex->number, timeout);
+            running += workers[next_ahead].pid > 0;
+        }
+        ahead *mine = &workers[t - ex->tests];
         /* The test's name in the learner's language (--only finds it by either). */
         const char *name = _(t->name);
         if (opt.only && !strstr(t->name, opt.only) && !strstr(name, opt.only)) continue;
@@ -355,6 +441,10 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (why) {
             *r = (harness_result){.name = name, .outcome = HARNESS_NOT_RUN, .message = strdup(why)};
             skipped += t->needs != NEEDS_NOTHING && !backend;
+        } else if (mine->pid > 0) {   /* it ran ahead */
+            if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
+            *r = finish_ahead(mine, name);
+            timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
         } else if (timed_out && t->needs != NEEDS_NOTHING) {
             /* After a test that never finished, the later ones that run kernels would wait as long: one line
              * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
@@ -402,6 +492,12 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
                 all_unwritten = 0;
         }
     }
+    for (int i = 0; i < count; i++)   /* tests that ran ahead of a first failure make test stopped at */
+        if (workers[i].pid > 0) {
+            harness_result dropped = finish_ahead(&workers[i], NULL);
+            free(dropped.message), free((char *)dropped.file);
+        }
+    free(workers);
     if (gpu) gpu_verdicts_finish(gpu);
     if (opt.tap) harness_write_tap(opt.tap, results, listed);
     if (opt.xml) harness_write_xml(opt.xml, ex->number, results, listed, now_seconds() - start);

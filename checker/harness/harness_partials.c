@@ -61,7 +61,7 @@ static const char *partial_hint_for(const partials_spec *spec, const harness_dia
         return _("Nothing was written there: does thread 0 of every block write the block's sum to "
                  "d_out[blockIdx.x]?");
     harness_explain_int(expected, got, why, sizeof why);
-    if (strstr(why, "guard value"))
+    if (strstr(why, P_("guard value")))   /* the words are the learner's language: so is the phrase */
         return _("Elements outside [0, n) were read: does every load from d_in check its index against n?");
     return _(spec->partial_hint);
 }
@@ -69,17 +69,25 @@ static const char *partial_hint_for(const partials_spec *spec, const harness_dia
 void expect_block_partials(const partials_spec *spec, size_t n, int block, uint64_t salt)
 {
     int range = harness_safe_int_range(n);
-    int *h_in = malloc(n * sizeof *h_in);
+    expect_block_partials_in(spec, n, block, -range, range, salt);
+}
+
+void expect_block_partials_in(const partials_spec *spec, size_t n, int block, int lo, int hi, uint64_t salt)
+{
+    int *h_in = malloc((n ? n : 1) * sizeof *h_in);
     ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
-    harness_random_ints(h_in, n, -range, range, salt);
+    harness_random_ints(h_in, n, lo, hi, salt);
 
     size_t per_block = (size_t)block * (size_t)spec->elems_per_thread;
     size_t grid = (n + per_block - 1) / per_block;
     dev_buffer in = dev_input_ints(h_in, n);
     dev_buffer out = dev_output_ints(grid);
 
-    char what[160];
-    snprintf(what, sizeof what, "%s(n = %zu, block = %d)", spec->name, n, block);
+    char what[200];
+    int used = snprintf(what, sizeof what, "%s(n = %zu, block = %d)", spec->name, n, block);
+    if (!harness_values_are_default(n, lo, hi))
+        snprintf(what + used, sizeof what - (size_t)used, _(" on values from %d to %d"), lo, hi);
+
     int launched = spec->launch(dev_ptr(&in), dev_ptr(&out), (int)n, block);
     harness_after_launch(what);
     if ((size_t)launched != grid)
@@ -112,14 +120,16 @@ void expect_block_partials(const partials_spec *spec, size_t n, int block, uint6
         size_t from = bad * per_block, to = from + per_block < n ? from + per_block : n;
         int expected = (int)want[bad];
         char why[1600];
+        const char *rounded = NULL;
         if (d.seen == SEEN_MODEL) snprintf(why, sizeof why, "%s", d.words);
-        else harness_explain_total(h_in + from, to - from, expected, h_out[bad], why, sizeof why);
+        else if (!harness_explain_total(h_in + from, to - from, expected, h_out[bad], why, sizeof why))
+            rounded = harness_explain_rounding(expected, h_out[bad], to - from, lo, hi, why, sizeof why);
         if (d.where[0] && d.seen != SEEN_MODEL) {
             size_t used = strlen(why);
             /* TRANSLATORS: after what the first wrong block's sum is: which partials of d_out are wrong. */
             snprintf(why + used, sizeof why - used, _(" (of the %zu partials, these are wrong: %s)"), grid, d.where);
         }
-        harness_fail(partial_hint_for(spec, &d, expected, h_out[bad]),
+        harness_fail(rounded ? rounded : partial_hint_for(spec, &d, expected, h_out[bad]),
                      _("%s: block %zu should write %d, the sum of elements %zu to %zu, to d_out[%zu], "
                        "but d_out[%zu] is %d: %s."),
                      what, bad, expected, from, to - 1, bad, bad, h_out[bad], why);

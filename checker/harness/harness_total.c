@@ -5,15 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a call describes itself as in messages: the name, n, where d_in starts, which call it was. */
-static void describe_call(const total_spec *spec, size_t n, const dev_buffer *in, int call, char *buf,
-                          size_t len)
+/* What a call describes itself as in messages: the name, n, where d_in starts, the values' range when it is
+ * not the usual one, which call it was. */
+static void describe_call(const total_spec *spec, size_t n, const dev_buffer *in, int lo, int hi, int call,
+                          char *buf, size_t len)
 {
-    char where[160] = "";
+    char where[160] = "", values[96] = "";
     size_t past = (size_t)((uintptr_t)dev_ptr(in) % 16);
     if (in->offset_bytes)
         snprintf(where, sizeof where, _(", d_in %zu bytes past a 16-byte boundary"), past);
-    snprintf(buf, len, "%s(n = %zu%s)%s", spec->name, n, where, call > 1 ? _(", called a second time,") : "");
+    if (!harness_values_are_default(n, lo, hi))
+        /* TRANSLATORS: after a call of the learner's launcher: the range its input was drawn from. */
+        snprintf(values, sizeof values, _(" on values from %d to %d"), lo, hi);
+    snprintf(buf, len, "%s(n = %zu%s)%s%s", spec->name, n, where, values,
+             call > 1 ? _(", called a second time,") : "");
 }
 
 /* How many elements the launcher counts: its total on n ones (placed as the input was), or -1 when it did not
@@ -63,9 +68,15 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
                       const char *wrong_hint)
 {
     int range = harness_safe_int_range(n);
+    expect_int_total_in(spec, n, offset_ints, calls, -range, range, salt, wrong_hint);
+}
+
+void expect_int_total_in(const total_spec *spec, size_t n, size_t offset_ints, int calls, int lo, int hi,
+                         uint64_t salt, const char *wrong_hint)
+{
     int *h_in = malloc((n ? n : 1) * sizeof *h_in);
     ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
-    harness_random_ints(h_in, n, -range, range, salt);
+    harness_random_ints(h_in, n, lo, hi, salt);
     int expected = (int)harness_sum_ints(h_in, 0, n);
 
     int guard = HARNESS_GUARD_INT;
@@ -73,7 +84,7 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
     dev_buffer out = dev_output_ints(1);
     for (int call = 1; call <= calls; call++) {
         char what[320];
-        describe_call(spec, n, &in, call, what, sizeof what);
+        describe_call(spec, n, &in, lo, hi, call, what, sizeof what);
         spec->launch(dev_ptr(&in), dev_ptr(&out), (int)n);
         harness_after_launch(what);
         int got;
@@ -94,8 +105,12 @@ void expect_int_total(const total_spec *spec, size_t n, size_t offset_ints, int 
                                : wrong_hint                 ? wrong_hint
                                : got == HARNESS_POISON_INT ? spec->nothing_hint
                                                             : spec->wrong_hint;
-            const char *counted = !explained && !not_zeroed ? explain_by_count(spec, n, offset_ints, why, sizeof why) : NULL;
-            harness_fail(counted ? counted : _(hint), _("%s should leave %d in d_out[0], but it left %d: %s."), what,
+            /* Every element added, low digits lost: values too large for a float on the way; else count them. */
+            const char *rounded = !explained && !not_zeroed
+                                      ? harness_explain_rounding(expected, got, n, lo, hi, why, sizeof why) : NULL;
+            const char *counted = !explained && !not_zeroed && !rounded
+                                      ? explain_by_count(spec, n, offset_ints, why, sizeof why) : NULL;
+            harness_fail(rounded ? rounded : counted ? counted : _(hint), _("%s should leave %d in d_out[0], but it left %d: %s."), what,
                          expected, got, why);
         }
         dev_expect_guards_intact(&out, what);

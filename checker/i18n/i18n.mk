@@ -11,7 +11,8 @@ LOCALE_DIR  := $(BUILD)/locale
 CATALOG_PO  := $(sort $(wildcard $(PO_DIR)/zh_CN/*.po))
 CATALOG_MO  := $(LOCALE_DIR)/zh_CN/LC_MESSAGES/course.mo
 
-$(BUILD)/obj/i18n_%.o: $(I18N_DIR)/%.c $(I18N_DIR)/i18n.h
+# width.c keeps the glossary's words whole: glossary_terms.h, written from the glossary by editions.py --terms.
+$(BUILD)/obj/i18n_%.o: $(I18N_DIR)/%.c $(I18N_DIR)/i18n.h $(I18N_DIR)/glossary_terms.h
 	@mkdir -p $(@D)
 	@$(CC) $(CFLAGS) -c $< -o $@
 

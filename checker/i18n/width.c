@@ -1,6 +1,9 @@
 /* width.c - how many columns text takes in a terminal, and where a line of it may break: English breaks
- * between words, Chinese between any two characters, except before a closing mark or after an opening one. */
+ * between words, Chinese between any two characters, except before a closing mark or after an opening one,
+ * inside a word of the glossary ("共享|内存") or between a number and its unit ("2954 | GB/s", "14 | 倍"). */
 #include "i18n.h"
+
+#include "glossary_terms.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +64,52 @@ static int is_opening(uint32_t c)
     return 0;
 }
 
+/* Whether a line broken at byte i of s (len bytes) would cut one of the glossary's Chinese words. */
+static int inside_term(const char *s, size_t len, size_t i)
+{
+    for (size_t t = 0; t < sizeof glossary_terms / sizeof glossary_terms[0]; t++) {
+        const char *term = glossary_terms[t];
+        size_t n = strlen(term);
+        for (size_t k = 1; k < n && k <= i; k++)   /* the term starting k bytes before the break */
+            if (s[i - k] == term[0] && i - k + n <= len && !memcmp(s + i - k, term, n)) return 1;
+    }
+    return 0;
+}
+
+/* Whether s (len bytes) starts with a unit that a number before it goes with: a Chinese character (个,
+ * 字节, 倍), or a unit of bytes, time or ratio written in Latin letters, as a whole word. */
+static int starts_unit(const char *s, size_t len)
+{
+    static const char *const units[] = {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "GB/s", "TB/s",
+                                        "bytes", "ns", "us", "µs", "ms", "s", "x", "%"};
+    size_t size;
+    if (len == 0) return 0;
+    if (is_wide(decode((const unsigned char *)s, len, &size))) return 1;
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t n = strlen(units[u]);
+        if (n <= len && !memcmp(s, units[u], n) &&
+            (n == len || !(s[n] == '_' || s[n] == '/' || (s[n] >= '0' && s[n] <= '9') ||
+                           ((s[n] | 0x20) >= 'a' && (s[n] | 0x20) <= 'z'))))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the line may break at byte i of s, before the character cp, the previous one being prev (the
+ * rules at the top of this file; a space is where English breaks, a wide character where Chinese does). */
+static int may_break(const char *s, size_t len, size_t i, uint32_t prev, int prev_wide, uint32_t cp, int w)
+{
+    int after_number = prev >= '0' && prev <= '9';
+    if (cp == ' ') {
+        size_t j = i;
+        while (j < len && s[j] == ' ') j++;
+        return !(after_number && starts_unit(s + j, len - j));
+    }
+    if (!cp || i == 0 || prev == ' ' || !(w == 2 || prev_wide) || is_closing(cp) || is_opening(prev))
+        return 0;
+    return !(after_number && w == 2) && !inside_term(s, len, i);
+}
+
 /* The length of an escape sequence (ESC [ ... final letter) at s, or 0 when s does not start one. */
 static size_t escape_length(const char *s, size_t len)
 {
@@ -99,8 +148,7 @@ size_t text_fit(const char *s, size_t len, int width, size_t *next)
         size_t n = next_char(s + i, len - i, &w, &cp);
         /* A command in backticks (`make restore ex05`) is typed as it reads: never broken, when it closes. */
         if (cp == '`') in_code = !in_code && memchr(s + i + 1, '`', len - i - 1) != NULL;
-        if (!in_code && (cp == ' ' || (cp && i > 0 && prev != ' ' && (w == 2 || prev_wide) && !is_closing(cp) &&
-                                       !is_opening(prev))))
+        if (!in_code && may_break(s, len, i, prev, prev_wide, cp, w))
             cut = resume = i, can_break = 1;
         if (w > 0 && columns + w > width && i > 0) {
             if (!can_break) cut = resume = i;   /* one word wider than the line: cut it */

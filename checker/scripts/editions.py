@@ -3,6 +3,8 @@
 
     editions.py            check every pair; exit 1 when any rule is broken
     editions.py FILE.md    check one English file (or its .zh-CN.md twin) against its twin
+    editions.py --terms    write checker/i18n/glossary_terms.h again from the glossary (a full check
+                           fails when it is not what the glossary gives)
 
 Every English page (README.md, lessons/*.md, exercises/*/lesson.md) has a twin beside it, NAME.zh-CN.md.
 The rules, each a way an edition drifts from the other:
@@ -24,6 +26,17 @@ And three of the Chinese prose alone (inline code, link targets and quoted Engli
   8. No English word but the terms the glossary keeps (the Latin words of its 中文 column, and its list of
      names kept as they are), proper names (capitalised), acronyms, identifiers, and a gloss.
   9. A gloss, an English term in parentheses after the Chinese one ("归约（reduction）"), once per page.
+And four of every Chinese page (the glossary included) and of the catalogs (checker/po/zh_CN/*.po), whose
+counts the last line gives:
+ 10. No line break between two Chinese characters in a page's prose: a renderer (a browser, most Markdown
+     viewers) shows a space there, inside a word ("显 存"). Join the lines, or break after a full-width
+     mark or beside a space. Code blocks and diagrams are set aside (no renderer joins their lines).
+ 11. One term for one thing: no form the glossary's column 不用的写法 rejects ("讲义" where 课文 is the
+     term), in a page or a catalog's translation; and one Chinese heading for one English heading
+     ("## What to change" is "## 要改的地方" in every lesson).
+ 12. A ratio said as the English means it: never "快 N 倍", "高 N 倍", "慢 N 倍", "超出 N 倍" (many read
+     them as N + 1 times) nor "1.05x", but "是…的 N 倍" or a percentage; never "每隔 N 列" / "每隔三个值"
+     (every (N + 1)-th, which readers take for every N-th), but "每 N 列", "每 4 个值一个".
 Plain python3, no packages. checker/scripts/editions_test.py shows each rule failing on a bad example;
 a full check runs it first.
 """
@@ -35,6 +48,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GLOSSARY = os.path.join(ROOT, "lessons", "glossary.zh-CN.md")
+CATALOGS = os.path.join(ROOT, "checker", "po", "zh_CN", "*.po")
+TERMS_HEADER = os.path.join(ROOT, "checker", "i18n", "glossary_terms.h")
+REJECTED_HEAD = "不用的写法"   # the glossary's column of rejected forms: the Chinese edition's alone
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6}) \S")
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+\.) ")
@@ -57,6 +73,15 @@ SET_ASIDE = [re.compile(r"`[^`]*`"), re.compile(r"\]\([^)]*\)"), re.compile(r"ht
 RATIO = re.compile(r"(?<![\d.])\d+\s*/\s*\d+\.\d+")
 GLOSS = re.compile(f"(?:(?<=[{CJK_CHARS}*])\\s*[（(]|(?<=\\S)（)([A-Za-z][A-Za-z'’-]+(?:(?:,? | / )[A-Za-z][A-Za-z'’-]*)*)[）)]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+^/'’-]*")
+# Rule 10: a Han character ends a prose line and a Han character or a full-width mark starts the next one.
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+BROKEN_WORD = (re.compile(f"[{HAN}]$"), re.compile(f"^\\s*[{HAN}\u3000-\u303f\uff00-\uffef]"))
+# Rule 12: N, or a range of them, after a comparative (an ambiguous ratio), and "every other N".
+NUM = r"\d+(?:\.\d+)?"
+AMBIGUOUS_RATIO = re.compile(f"(?<!最)(?:快|慢|高|低|超出|多出)了?\\s*(?:约|近|大约|将近)?\\s*{NUM}"
+                             f"(?:\\s*(?:到|至|-|~|–)\\s*{NUM})?\\s*倍"
+                             f"|(?<![A-Za-z0-9_.%]){NUM}x(?![A-Za-z0-9_%])"
+                             f"|每隔\\s*(?:\\d+|[二三四五六七八九十]+)\\s*个?\\s*(?:列|行|值|元素|字|线程|lane|bank)")
 
 
 def english_pages():
@@ -80,6 +105,7 @@ class Page:
         self.headings = []          # (level, text)
         self.code = []              # each block's text
         self.sections = [[]]        # prose lines per section (section 0: before the first heading)
+        self.prose_at = set()       # the numbers (from 0) of the prose lines
         self._cut()
 
     def _cut(self):
@@ -118,6 +144,7 @@ class Page:
                 elif not line.startswith(" "):
                     in_list = False
                 self.sections[-1].append(line)
+                self.prose_at.add(i)
             prev_blank = not line.strip()
             i += 1
 
@@ -133,7 +160,8 @@ class Page:
                 run.append(line.strip())
                 continue
             if len(run) >= 2 and TABLE_RULE.match(run[1]):
-                tables.append([row.strip("|").count("|") + 1 for row in run])
+                own = sum(cell.strip() == REJECTED_HEAD for cell in run[0].strip("|").split("|"))
+                tables.append([row.strip("|").count("|") + 1 - own for row in run])
             run = []
         return tables
 
@@ -155,9 +183,19 @@ class Page:
         for line in (line for section in self.sections for line in section):
             if line is self.lines[0]:
                 continue
-            for pattern in SET_ASIDE:
-                line = pattern.sub(" ", line)
-            yield line
+            yield set_aside(line)
+
+    def broken_words(self):
+        """Rule 10: the numbers (from 1) of the prose lines that end between two Chinese characters."""
+        ends, starts = BROKEN_WORD
+        return [i + 1 for i in sorted(self.prose_at) if i + 1 in self.prose_at and ends.search(self.lines[i])
+                and starts.match(self.lines[i + 1]) and not LIST_ITEM.match(self.lines[i + 1])]
+
+
+def set_aside(line):
+    for pattern in SET_ASIDE:
+        line = pattern.sub(" ", line)
+    return line
 
 
 # ---- Rule 3: code blocks, comments and annotations set aside ---------------------------------------------
@@ -256,9 +294,162 @@ def chinese_prose_problems(page, rel, kept):
     return problems
 
 
-def check_pair(english_path, kept=None):
-    """The broken rules of one pair, as sentences (none when the editions are in step)."""
+# ---- Rules 10-12: every Chinese page and the catalogs ----------------------------------------------------
+
+class Problem(str):
+    """A broken rule's sentence, with the rule's kind ("break", "rejected", "ratio") and how many times."""
+
+    def __new__(cls, text, kind=None, count=1):
+        problem = super().__new__(cls, text)
+        problem.kind, problem.count = kind, count
+        return problem
+
+
+def rejected_forms(glossary=GLOSSARY):
+    """Rule 11: {rejected form: the term chosen instead}, from the glossary's column 不用的写法 (forms
+    separated by "、"; the term is the 中文 column's, without its parentheses, or the k-th of its terms
+    for the k-th form where both list as many)."""
+    forms, column = {}, None
+    if not os.path.exists(glossary):
+        return forms
+    with open(glossary, encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.startswith("|"):
+                column = None
+            elif column is None:
+                column = cells.index(REJECTED_HEAD) if REJECTED_HEAD in cells else -1
+            elif column > 0 and not TABLE_RULE.match(line.strip()) and len(cells) > column:
+                term = re.sub(r"（[^）]*）|\([^)]*\)", "", cells[1]).strip()
+                rejected = [f.strip().strip("“”") for f in cells[column].split("、") if f.strip()]
+                terms = term.split("、")   # "当前最大值、当前均值" beside "运行最大值、运行均值": one each
+                for k, form in enumerate(rejected):
+                    forms[form] = terms[k] if len(terms) == len(rejected) else term
+    return forms
+
+
+def form_pattern(forms):
+    """One pattern for every rejected form; a form that starts or ends with a Latin letter or a digit is
+    matched only as a whole word there (FP16, not CUDA_FP16_TYPES)."""
+    def bounded(form):
+        left = r"(?<![A-Za-z0-9_])" if re.match(r"\w", form[0], re.A) else ""
+        right = r"(?![A-Za-z0-9_])" if re.match(r"\w", form[-1], re.A) else ""
+        return left + re.escape(form) + right
+    return re.compile("|".join(bounded(f) for f in sorted(forms, key=len, reverse=True))) if forms else None
+
+
+def text_problems(text, where, forms, pattern, limit=None):
+    """Rules 11 and 12 in one piece of Chinese text (a line, a translation), where: how to name its place;
+    only what starts before limit counts (a page's line is given with the next one, for what a break cuts)."""
+    def found_in(regex):
+        return [m.group(0).replace("\n", "") for m in (regex.finditer(text) if regex else [])
+                if limit is None or m.start() < limit]
+    problems = []
+    for found in found_in(pattern):
+        problems.append(Problem(f"{where}: \"{found}\", a form the glossary rejects: say \"{forms[found]}\"",
+                                "rejected"))
+    for found in found_in(AMBIGUOUS_RATIO):
+        if found.startswith("每隔"):
+            problems.append(Problem(f"{where}: \"{found}\" reads as every (N + 1)-th: every N-th is \"每 N 列\"",
+                                    "ratio"))
+        else:
+            problems.append(Problem(f"{where}: \"{found}\" (many read \"快 N 倍\" as N + 1 times, and \"Nx\" is "
+                                    f"English): say \"是…的 N 倍\", or a percentage", "ratio"))
+    return problems
+
+
+def chinese_page_problems(page, rel, forms, pattern):
+    """Rules 10-12 in one Chinese page (the glossary: rule 10 only, since it lists the rejected forms)."""
+    problems = []
+    broken = page.broken_words()
+    if broken:
+        lines = ", ".join(map(str, broken[:8])) + (" ..." if len(broken) > 8 else "")
+        problems.append(Problem(f"{rel}: {len(broken)} line break{'s' if len(broken) > 1 else ''} between two "
+                                f"Chinese characters, after line {lines} (a renderer shows a space there: join the "
+                                f"lines, or break after a full-width mark or beside a space)", "break", len(broken)))
+    if os.path.abspath(page.path) == os.path.abspath(GLOSSARY):
+        return problems
+    def plain(k):   # line k without inline code and link targets; "" past the end
+        return re.sub(r"`[^`]*`|\]\([^)]*\)", " ", page.lines[k]) if k < len(page.lines) else ""
+    for k in range(len(page.lines)):
+        if not CJK.search(page.lines[k]):
+            continue   # English quoted in a code block (a report as it prints in English)
+        line, after = plain(k), plain(k + 1).lstrip() if k + 1 in page.prose_at and k in page.prose_at else ""
+        problems += text_problems(line + "\n" + after, f"{rel}:{k + 1}", forms, pattern, len(line))
+    return problems
+
+
+def glossary_words(glossary=GLOSSARY):
+    """The Chinese words of the glossary's 中文 column (each run of two Chinese characters or more, in
+    parentheses too): a wrapped line of the report never breaks inside one (checker/i18n/width.c)."""
+    words = set()
+    with open(glossary, encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("|") and len(cells) >= 3 and not TABLE_RULE.match(line.strip()) and cells[1] != "中文":
+                words.update(re.findall(f"[{HAN}]{{2,}}", cells[1]))
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+def terms_header(glossary=GLOSSARY):
+    """checker/i18n/glossary_terms.h's text, from the glossary."""
+    words, lines, line = glossary_words(glossary), [], "   "
+    for word in words:
+        if len(line) + len(re.findall(f"[{HAN}]", line)) + len(word) * 2 + 4 > 100:   # a Chinese character: 2 columns
+            lines.append(line)
+            line = "   "
+        line += f' "{word}",'
+    lines.append(line)
+    return ("/* glossary_terms.h - the Chinese words of lessons/glossary.zh-CN.md's 中文 column, longest first: a\n"
+            " * wrapped line of the report never breaks inside one (width.c). Written by checker/scripts/editions.py\n"
+            " * --terms from the glossary; editions.py fails when it is not current. */\n"
+            "static const char *const glossary_terms[] = {\n" + "\n".join(lines) + "\n};\n")
+
+
+def terms_problems():
+    current = open(TERMS_HEADER, encoding="utf-8").read() if os.path.exists(TERMS_HEADER) else ""
+    if current != terms_header():
+        return [Problem("checker/i18n/glossary_terms.h is not what lessons/glossary.zh-CN.md gives (the report "
+                        "would break a line inside a new term): run checker/scripts/editions.py --terms")]
+    return []
+
+
+def catalog_translations(paths=None):
+    """Every translation of the catalogs, as (part, msgid, msgstr)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("report_editions", os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "report-editions.py"))
+    report_editions = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report_editions)
+    return [(os.path.basename(path), e["id"], text) for path in (paths or sorted(glob.glob(CATALOGS)))
+            for e in report_editions.read_po(path) if e["id"] and not e["obsolete"] for text in e["strs"]]
+
+
+def catalog_problems(forms, pattern, paths=None):
+    problems = []
+    for part, msgid, text in catalog_translations(paths):
+        problems += text_problems(text, f"{part}, the translation of \"{msgid[:40]}\"", forms, pattern)
+    return problems
+
+
+def heading_problems(pairs):
+    """Rule 11's headings: an English heading translated one way in every page. pairs: (English Page,
+    Chinese Page, the Chinese page's name)."""
+    seen, problems = {}, []
+    for en, zh, zh_rel in pairs:
+        for (level, english), (_, chinese) in zip(en.headings, zh.headings):
+            first = seen.setdefault(english, (chinese, zh_rel))
+            if first[0] != chinese:
+                problems.append(Problem(f"{zh_rel}: \"{english}\" is \"{chinese}\" here and \"{first[0]}\" in "
+                                        f"{first[1]} (one heading, one translation)", "rejected"))
+    return problems
+
+
+def check_pair(english_path, kept=None, forms=None, paired=None):
+    """The broken rules of one pair, as sentences (none when the editions are in step). forms: rule 11's
+    rejected forms (the glossary's when None); paired, a list: gets (English Page, Chinese Page, name)."""
     kept = kept_terms() if kept is None else kept
+    forms = rejected_forms() if forms is None else forms
     rel = os.path.relpath(english_path, ROOT)
     chinese_path = twin_of(english_path)
     if not os.path.exists(chinese_path):
@@ -267,6 +458,9 @@ def check_pair(english_path, kept=None):
     problems = []
     say = problems.append
     zh_rel = os.path.relpath(chinese_path, ROOT)
+    if paired is not None:
+        paired.append((en, zh, zh_rel))
+    problems += chinese_page_problems(zh, zh_rel, forms, form_pattern(forms))
     if f"]({os.path.basename(chinese_path)})" not in en.lines[0]:
         say(f"{rel}: its first line does not link to {os.path.basename(chinese_path)}")
     if f"]({os.path.basename(english_path)})" not in zh.lines[0]:
@@ -324,6 +518,11 @@ def rules_hold():
 
 
 def main(argv):
+    if argv[1:] == ["--terms"]:
+        with open(TERMS_HEADER, "w", encoding="utf-8") as f:
+            f.write(terms_header())
+        print(f"editions: wrote {os.path.relpath(TERMS_HEADER, ROOT)}, {len(glossary_words())} terms")
+        return 0
     if len(argv) == 1 and not rules_hold():
         return 1
     if len(argv) > 1:
@@ -331,16 +530,23 @@ def main(argv):
         pages = [path[:-len(".zh-CN.md")] + ".md" if path.endswith(".zh-CN.md") else path]
     else:
         pages = english_pages()
-    kept = kept_terms()
-    problems, in_step = [], 0
+    kept, forms = kept_terms(), rejected_forms()
+    problems, in_step, paired = [], 0, []
     for page in pages:
-        found = check_pair(page, kept)
+        found = check_pair(page, kept, forms, paired)
         in_step += not found
         problems += found
+    problems += heading_problems(paired)
+    catalogs = sorted(glob.glob(CATALOGS)) if len(argv) == 1 else []
+    problems += catalog_problems(forms, form_pattern(forms), catalogs) + terms_problems() if catalogs else []
     for p in problems:
         print(f"  ✗ {p}")
+    counts = {kind: sum(p.count for p in problems if getattr(p, "kind", None) == kind)
+              for kind in ("break", "rejected", "ratio")}
     print(f"editions: {len(pages)} English pages, {in_step} in step with their Chinese twins, "
-          f"{len(problems)} problem{'' if len(problems) == 1 else 's'}")
+          f"{len(problems)} problem{'' if len(problems) == 1 else 's'}; in the Chinese pages"
+          f"{f' and {len(catalogs)} catalogs' if catalogs else ''}: {counts['break']} line breaks inside a word, "
+          f"{counts['rejected']} rejected forms of a term, {counts['ratio']} ambiguous ratios")
     return 1 if problems else 0
 
 

@@ -56,6 +56,7 @@ __syncwarp();
 """
 
 KEPT = {"kernel", "warp", "lane"}
+FORMS = {"讲义": "课文", "FP16": "fp16"}
 
 
 class EditionsTest(unittest.TestCase):
@@ -66,7 +67,7 @@ class EditionsTest(unittest.TestCase):
                 f.write(english)
             with open(os.path.join(folder, "page.zh-CN.md"), "w", encoding="utf-8") as f:
                 f.write(chinese)
-            return editions.check_pair(os.path.join(folder, "page.md"), KEPT)
+            return editions.check_pair(os.path.join(folder, "page.md"), KEPT, FORMS)
 
     def assert_caught(self, chinese, words, english=ENGLISH):
         problems = self.check(chinese, english)
@@ -133,6 +134,76 @@ class EditionsTest(unittest.TestCase):
     def test_a_repeated_gloss_is_caught(self):
         chinese = CHINESE.replace("这个 kernel", "树形归约（tree reduction）的这个 kernel")
         self.assert_caught(chinese, "the gloss \"（tree reduction）\" appears 2 times")
+
+    def test_a_line_break_between_two_chinese_characters_is_caught(self):
+        self.assert_caught(CHINESE.replace("两两相加", "两两\n相加"), "1 line break between two Chinese characters")
+
+    def test_a_line_break_after_a_full_width_mark_or_beside_a_space_is_fine(self):
+        chinese = CHINESE.replace("两两相加：", "两两相加：\n").replace("共 4096", "共\n4096")
+        self.assertEqual(self.check(chinese), [])
+
+    def test_a_line_break_in_a_code_block_is_not_prose(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "page.zh-CN.md")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# 一页\n\n```\n 第一行说到这\n 里就断了\n```\n\n    缩进的图也一\n    样\n")
+            self.assertEqual(editions.Page(path).broken_words(), [])
+
+    def test_a_form_the_glossary_rejects_is_caught(self):
+        self.assert_caught(CHINESE.replace("共 4096 个线程", "讲义里说共 4096 个线程"),
+                           "\"讲义\", a form the glossary rejects: say \"课文\"")
+
+    def test_a_rejected_latin_form_is_caught_as_a_word_only(self):
+        self.assert_caught(CHINESE.replace("共 4096", "FP16 共 4096"), "\"FP16\", a form the glossary rejects")
+        self.assertEqual(self.check(CHINESE.replace("共 4096", "CUDA_FP16_TYPES 和 BFP16 共 4096")), [])
+
+    def test_a_form_the_glossary_rejects_is_caught_in_a_catalog(self):
+        with tempfile.TemporaryDirectory() as folder:
+            po = os.path.join(folder, "part.po")
+            with open(po, "w", encoding="utf-8") as f:
+                f.write('msgid ""\nmsgstr ""\n\nmsgid "See the lesson %s."\nmsgstr "见讲义 %s。"\n\n'
+                        'msgid "It is 2 times as fast."\nmsgstr "它快 1 倍。"\n')
+            problems = editions.catalog_problems(FORMS, editions.form_pattern(FORMS), [po])
+        self.assertEqual(sorted(p.kind for p in problems), ["ratio", "rejected"], problems)
+
+    def test_the_glossary_lists_its_rejected_forms(self):
+        with tempfile.TemporaryDirectory() as folder:
+            glossary = os.path.join(folder, "glossary.zh-CN.md")
+            with open(glossary, "w", encoding="utf-8") as f:
+                f.write("| English | 中文 | 不用的写法 | 含义 |\n| --- | --- | --- | --- |\n"
+                        "| lesson | 课文 | 讲义、“课程讲义” | 一篇 |\n| warp | warp（线程束） |  | 32 个线程 |\n\n"
+                        "| English | 中文 | 含义 |\n| --- | --- | --- |\n| thread | 线程 | 执行 |\n")
+            self.assertEqual(editions.rejected_forms(glossary), {"讲义": "课文", "课程讲义": "课文"})
+
+    def test_the_column_of_rejected_forms_is_the_chinese_editions_own(self):
+        english = ENGLISH.replace("## Hints", "| a | b |\n| --- | --- |\n| 1 | 2 |\n\n## Hints")
+        chinese = CHINESE.replace("## 提示", "| 甲 | 不用的写法 | 乙 |\n| --- | --- | --- |\n| 1 | 壹 | 2 |\n\n## 提示")
+        self.assertEqual(self.check(chinese, english), [])
+
+    def test_one_english_heading_has_one_translation(self):
+        with tempfile.TemporaryDirectory() as folder:
+            pages = []
+            for name, chinese in (("a", CHINESE), ("b", CHINESE.replace("## 提示", "## 提示一下"))):
+                for suffix, text in ((".md", ENGLISH), (".zh-CN.md", chinese)):
+                    with open(os.path.join(folder, name + suffix), "w", encoding="utf-8") as f:
+                        f.write(text)
+                pages.append((editions.Page(os.path.join(folder, name + ".md")),
+                              editions.Page(os.path.join(folder, name + ".zh-CN.md")), name + ".zh-CN.md"))
+            problems = editions.heading_problems(pages)
+        self.assertTrue(any("\"## 提示一下\" here and \"## 提示\" in a.zh-CN.md" in p for p in problems), problems)
+
+    def test_an_ambiguous_ratio_is_caught(self):
+        for ratio in ("快 1.8 倍", "高约 2 到 3 倍", "超出 14 倍", "1.8x"):
+            self.assert_caught(CHINESE.replace("少约 45%（1.8 倍之差）", ratio + "（1.8）"), f"\"{ratio}\"")
+        self.assert_caught(CHINESE.replace("两两相加", "每隔 3 列相加"), "\"每隔 3 列\" reads as every (N + 1)-th")
+        self.assert_caught(CHINESE.replace("两两相加", "每隔三个值相加"), "\"每隔三个值\" reads as every (N + 1)-th")
+
+    def test_a_ratio_cut_by_a_line_break_is_caught(self):
+        self.assert_caught(CHINESE.replace("少约 45%（1.8 倍之差）", "快\n1.8 倍"), "\"快1.8 倍\"")
+
+    def test_a_ratio_said_as_a_multiple_is_fine(self):
+        chinese = CHINESE.replace("少约 45%（1.8 倍之差）", "速度是 v3 的 1.8 倍，每 4 列一个，每隔一个值，最高 2 倍，0x7FDE")
+        self.assertEqual(self.check(chinese), [])
 
     def test_the_glossary_lists_its_kept_terms(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -19,6 +19,8 @@ are in checker/i18n/extract.sh). The rules, each a way the Chinese report drifts
   4. Lessons: a path to a page that has a Chinese twin names the twin (lesson.zh-CN.md); a Chinese lesson
      that quotes a test ("“概念：线程块减半”") quotes the name the report gives it, and the table of
      reading-the-report.zh-CN.md names each kind of finding as the report does.
+     An exercise has one title: its suite's (the report's first line) is its lesson's first heading
+     as make hint shows it (lib.sh's exercise_title), in English and in the catalog's Chinese.
   5. Grades: exercise 02 with a __syncthreads() missing (checker/corpus/ex02/forgot_sync_in_loop.patch),
      graded as `make ex02` does: under COURSE_LANG=zh in Chinese, every line within 100 columns, and with
      no language set, no Chinese at all.
@@ -201,6 +203,30 @@ def rule_lessons(r, catalog):
                 r.fail("%s quotes the test “%s”, which the report does not name so" % (os.path.relpath(twin, ROOT), test))
 
 
+def lesson_title(page):
+    """A lesson's title as checker/scripts/lib.sh's exercise_title gives it: its first "# " heading without
+    "Exercise NN: " (练习 NN：), starting with a capital unless it starts with a version name (v1)."""
+    heading = next((line[2:].strip() for line in open(page, encoding="utf-8") if line.startswith("# ")), "")
+    title = re.sub(r"^练习 *[0-9]*[：:] *", "", re.sub(r"^Exercise [0-9]*: *", "", heading))
+    return title if re.match(r"v[0-9]", title) else title[:1].upper() + title[1:]
+
+
+def rule_titles(r, catalog):
+    """Each suite's title (the report's "Exercise NN: TITLE") is its lesson's, in both languages."""
+    words = {e["id"]: e["strs"][0] for _, e in catalog if e["id"] and e["strs"] and e["ctx"] is None}
+    for suite in sorted(glob.glob(os.path.join(ROOT, "checker", "suites", "ex*.c"))):
+        found = re.search(r'harness_exercise ex = \{"(\d+)", N_\("([^"]*)"\)', open(suite, encoding="utf-8").read())
+        folder = found and glob.glob(os.path.join(ROOT, "exercises", found.group(1) + "-*", "lesson.md"))
+        if not folder:
+            continue
+        english, chinese = lesson_title(folder[0]), lesson_title(folder[0][:-3] + ".zh-CN.md")
+        name = os.path.relpath(suite, ROOT)
+        if found.group(2) != english:
+            r.fail('%s titles the exercise "%s", its lesson "%s" (make hint says the lesson\'s)' % (name, found.group(2), english))
+        elif words.get(english) not in (None, chinese):
+            r.fail('the catalog translates the title of %s "%s", its Chinese lesson "%s"' % (name, words[english], chinese))
+
+
 def rule_kinds(r, catalog):
     """reading-the-report.zh-CN.md names each kind of finding as the report does: a table row that starts
     "| 中文（english kind） |" has, for an English kind the catalog translates, the catalog's words."""
@@ -245,6 +271,7 @@ def main():
     rule_phrases(r, catalog)
     rule_lessons(r, catalog)
     rule_kinds(r, catalog)
+    rule_titles(r, catalog)
     graded = ""
     if "--catalog" not in sys.argv[1:]:
         graded = ", and exercise %s graded in both languages" % GRADED[0]

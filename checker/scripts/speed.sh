@@ -5,7 +5,9 @@
 # before it, the exercise's reference and the library (CUB; PyTorch for Part III) come from the times that
 # `make bench` left for this GPU in .state/bench-cache/ (by the GPU's name): only the learner's kernel and
 # the copy are timed here. Prints nothing on the emulator (the grade said there are no timings there).
-#   speed.sh cache   after `make bench`: keeps its tables for this GPU's speed lines
+#   speed.sh cache      after `make bench`: keeps its tables for this GPU's speed lines
+#   speed.sh measure NN only the timing (grade.sh starts it as soon as the GPU's suite has passed, while the
+#                       emulator's suite still runs); speed.sh show NN then prints the line from its files.
 set -u
 . checker/scripts/lib.sh
 gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1; }
@@ -19,6 +21,8 @@ if [ "${1:-}" = cache ]; then
     done
     exit 0
 fi
+mode=both
+case ${1:-} in measure | show) mode=$1; shift ;; esac
 nn=$1
 [ "$BACKEND" = gpu ] && [ -n "${HAVE_GPU:-}" ] || exit 0
 
@@ -44,6 +48,7 @@ out="$BUILD/gpu/speed"
 mkdir -p "$out"
 obj="$BUILD/gpu/learner/ex$nn/kernel.o"
 [ -f "$obj" ] || exit 0
+if [ "$mode" != show ]; then
 flags=$(program_nvcc_flags gpu)
 # The timing program did not build: the grade says where the compiler's words are, and shows no speed.
 not_built() {
@@ -64,6 +69,8 @@ progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
 "$out/speed" "$sums_log2" "$out/speed.csv" --speed >"$out/speed.txt" 2>&1
 progress_done
+fi
+[ "$mode" = measure ] && exit 0
 
 cache=$(cache_dir)
 # cold_us of LABEL in a CSV of make bench (VERSION column 3 for sums, KERNEL column 3 for rows), matching

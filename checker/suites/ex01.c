@@ -1,6 +1,8 @@
 /* ex01.c - hidden tests of exercise 01: a CPU reference, then one atomicAdd per element. */
 #include "../harness/harness.h"
 #include "../contracts/ex01.h"
+#define HARNESS_SPACE_FILE "../spaces/ex01.def"
+#include "../harness/harness_space_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,25 +60,53 @@ START_TEST(test_ex01_four_full_blocks)
 }
 END_TEST
 
+/* ---- The declared input space (checker/spaces/ex01.def): each test below runs the cases of its concern --- */
+
+enum { LESSON_BLOCK = 256 };
+
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
+{
+    size_t n = harness_case_size(c, k, "n", "", NULL);
+    int lo, hi;
+    harness_value_range(harness_case_label(c, k, "values"), n, &lo, &hi);
+    (void)ctx;
+    expect_int_total_in(&ATOMIC, n, 0, 1, lo, hi, salt, NULL);
+}
+
+static int fewer_than_a_block(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return harness_case_size(c, k, "n", "", NULL) < LESSON_BLOCK;
+}
+
+static int not_a_multiple(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    size_t n = harness_case_size(c, k, "n", "", NULL);
+    return n > LESSON_BLOCK && n % LESSON_BLOCK;
+}
+
+static int whole_blocks(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return harness_case_size(c, k, "n", "", NULL) % LESSON_BLOCK == 0;
+}
+
 START_TEST(test_ex01_small_sizes)
 {
-    static const size_t sizes[] = {1, 2, 31, 32, 33, 255};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_atomic_sum(sizes[k], 10 + k);
+    harness_cover_run(&SPACE, fewer_than_a_block, run_case, 10, NULL);
 }
 END_TEST
 
 START_TEST(test_ex01_not_a_multiple_of_the_block)
 {
-    static const size_t sizes[] = {257, 511, 513, 1025, 4099, 65537};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_atomic_sum(sizes[k], 20 + k);
+    harness_cover_run(&SPACE, not_a_multiple, run_case, 10, NULL);
 }
 END_TEST
 
-START_TEST(test_ex01_every_size)
+START_TEST(test_ex01_whole_blocks)
 {
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) expect_atomic_sum(sizes[k], 40 + (uint64_t)k);
+    harness_cover_run(&SPACE, whole_blocks, run_case, 10, NULL);
 }
 END_TEST
 
@@ -88,10 +118,10 @@ int main(int argc, char **argv)
         {N_("core: four full blocks (1024 elements)"), test_ex01_four_full_blocks, NEEDS_DEVICE},
         {N_("sizes: fewer elements than one block (1 to 255)"), test_ex01_small_sizes, NEEDS_DEVICE},
         {N_("sizes: n not a multiple of the block (257 to 65537)"), test_ex01_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one"), test_ex01_every_size, NEEDS_DEVICE},
+        {N_("sizes: whole blocks, up to the large input"), test_ex01_whole_blocks, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"01", N_("your first kernel, one atomicAdd per element"),
-                                 "exercises/01-atomic/lesson.md", tests, NULL};
+    const harness_exercise ex = {"01", N_("Your first kernel: one atomicAdd per element"),
+                                 "exercises/01-atomic/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

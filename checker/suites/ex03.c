@@ -1,6 +1,8 @@
 /* ex03.c - hidden tests of exercise 03 (v2): a shared-memory tree with sequential addressing. */
 #include "../harness/harness.h"
 #include "../contracts/ex03.h"
+#define HARNESS_SPACE_FILE "../spaces/ex03.def"
+#include "../harness/harness_space_table.h"
 
 #include <stdio.h>
 
@@ -25,31 +27,24 @@ START_TEST(test_ex03_many_blocks)
 }
 END_TEST
 
+/* The declared input space (checker/spaces/ex03.def): each test below runs the cases of its concern, at every
+ * block size. */
+
 START_TEST(test_ex03_fewer_elements_than_the_block)
 {
-    EXPECT_BLOCK_PARTIALS_EACH(&V2, 256, 10, 1, 2, 3, 31, 32, 33, 100, 255);
+    harness_cover_run(&SPACE, partials_case_fewer, partials_case_run, 10, &V2);
 }
 END_TEST
 
 START_TEST(test_ex03_not_a_multiple_of_the_block)
 {
-    EXPECT_BLOCK_PARTIALS_EACH(&V2, 256, 20, 257, 511, 513, 1000, 4099, 65537);
+    harness_cover_run(&SPACE, partials_case_not_a_multiple, partials_case_run, 10, &V2);
 }
 END_TEST
 
-START_TEST(test_ex03_other_block_sizes)
+START_TEST(test_ex03_whole_blocks)
 {
-    static const int blocks[] = {32, 64, 128, 512, 1024};
-    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
-        expect_block_partials(&V2, 3 * (size_t)blocks[k] + 5, blocks[k], 30 + k);
-}
-END_TEST
-
-START_TEST(test_ex03_every_size)
-{
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    expect_block_partials_each(&V2, sizes, (size_t)count, 256, 40);
+    harness_cover_run(&SPACE, partials_case_whole_blocks, partials_case_run, 10, &V2);
 }
 END_TEST
 
@@ -140,17 +135,18 @@ int main(int argc, char **argv)
     const harness_test tests[] = {
         {N_("core: one block of 256 writes its sum"), test_ex03_one_block, NEEDS_DEVICE},
         {N_("core: 64 blocks each write their own sum"), test_ex03_many_blocks, NEEDS_DEVICE},
-        {N_("sizes: fewer elements than one block (1 to 255)"), test_ex03_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {N_("sizes: n not a multiple of the block (257 to 65537)"), test_ex03_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {N_("edges: blocks of 32, 64, 128, 512 and 1024 threads"), test_ex03_other_block_sizes, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one"), test_ex03_every_size, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block, every block size"), test_ex03_fewer_elements_than_the_block,
+         NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of the block, every block size"), test_ex03_not_a_multiple_of_the_block,
+         NEEDS_DEVICE},
+        {N_("edges: whole blocks of every size from 32 to 1024 threads"), test_ex03_whole_blocks, NEEDS_DEVICE},
         {N_("concept: no shared-memory bank conflicts"), test_ex03_no_bank_conflicts, NEEDS_EMULATOR},
         {N_("concept: far fewer warp instructions than v1 (idle warps skip the step)"),
          test_ex03_idle_warps_skip_the_step, NEEDS_EMULATOR},
         {N_("concept: one thread writes each block's result"), test_ex03_one_thread_writes_the_result, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"03", N_("v2, sequential addressing: no divergence, no bank conflicts"),
-                                 "exercises/03-sequential/lesson.md", tests, NULL};
+    const harness_exercise ex = {"03", N_("v2: sequential addressing: a short tree step, no bank conflicts"),
+                                 "exercises/03-sequential/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

@@ -1,6 +1,8 @@
 /* ex05.c - hidden tests of exercise 05 (v4): v3 with the last warp's steps unrolled. */
 #include "../harness/harness.h"
 #include "../contracts/ex05.h"
+#define HARNESS_SPACE_FILE "../spaces/ex05.def"
+#include "../harness/harness_space_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,33 +29,24 @@ START_TEST(test_ex05_many_blocks)
 }
 END_TEST
 
+/* The declared input space (checker/spaces/ex05.def): each test below runs the cases of its concern, at every
+ * block size. */
+
 START_TEST(test_ex05_fewer_elements_than_the_block)
 {
-    EXPECT_BLOCK_PARTIALS_EACH(&V4, 256, 10, 1, 2, 31, 32, 33, 63, 64, 65, 255, 511);
+    harness_cover_run(&SPACE, partials_case_fewer, partials_case_run, 10, &V4);
 }
 END_TEST
 
 START_TEST(test_ex05_not_a_multiple_of_the_block)
 {
-    EXPECT_BLOCK_PARTIALS_EACH(&V4, 256, 30, 513, 1000, 1023, 1025, 4099, 65537);
+    harness_cover_run(&SPACE, partials_case_not_a_multiple, partials_case_run, 10, &V4);
 }
 END_TEST
 
-START_TEST(test_ex05_other_block_sizes)
+START_TEST(test_ex05_whole_blocks)
 {
-    static const int blocks[] = {64, 128, 512, 1024};
-    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
-        expect_block_partials(&V4, 3 * 2 * (size_t)blocks[k] + 5, blocks[k], 40 + 2 * k);
-        expect_block_partials(&V4, 33, blocks[k], 41 + 2 * k);
-    }
-}
-END_TEST
-
-START_TEST(test_ex05_every_size)
-{
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    expect_block_partials_each(&V4, sizes, (size_t)count, 256, 60);
+    harness_cover_run(&SPACE, partials_case_whole_blocks, partials_case_run, 10, &V4);
 }
 END_TEST
 
@@ -141,15 +134,16 @@ int main(int argc, char **argv)
     const harness_test tests[] = {
         {N_("core: one block of 256 threads sums its 512 elements"), test_ex05_one_block, NEEDS_DEVICE},
         {N_("core: 64 blocks each write their own sum"), test_ex05_many_blocks, NEEDS_DEVICE},
-        {N_("sizes: fewer elements than one block's 512 (1 to 511)"), test_ex05_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {N_("sizes: n not a multiple of 2 x the block (513 to 65537)"), test_ex05_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {N_("edges: blocks of 64, 128, 512 and 1024 threads"), test_ex05_other_block_sizes, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one"), test_ex05_every_size, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block covers, every block size"),
+         test_ex05_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of 2 x the block, every block size"), test_ex05_not_a_multiple_of_the_block,
+         NEEDS_DEVICE},
+        {N_("edges: whole blocks of every size from 64 to 1024 threads"), test_ex05_whole_blocks, NEEDS_DEVICE},
         {N_("concept: fewer barriers per block than v3"), test_ex05_fewer_barriers, NEEDS_EMULATOR},
         {N_("concept: the last warp's lanes synchronise with __syncwarp()"), test_ex05_last_warp_synchronises, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"05", N_("v4, unroll the last warp"),
-                                 "exercises/05-last-warp/lesson.md", tests, NULL};
+    const harness_exercise ex = {"05", N_("v4: unroll the last warp"),
+                                 "exercises/05-last-warp/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

@@ -1,6 +1,8 @@
 /* ex06.c - hidden tests of exercise 06 (v5): complete unroll with the block size as a template parameter. */
 #include "../harness/harness.h"
 #include "../contracts/ex06.h"
+#define HARNESS_SPACE_FILE "../spaces/ex06.def"
+#include "../harness/harness_space_table.h"
 
 static const partials_spec V5 = {
     .launch = reduce_v5,
@@ -28,36 +30,24 @@ START_TEST(test_ex06_many_blocks)
 }
 END_TEST
 
+/* The declared input space (checker/spaces/ex06.def): each test below runs the cases of its concern, at every
+ * block size. */
+
 START_TEST(test_ex06_fewer_elements_than_the_block)
 {
-    EXPECT_BLOCK_PARTIALS_EACH(&V5, 256, 10, 1, 2, 31, 32, 33, 63, 64, 65, 255, 511);
+    harness_cover_run(&SPACE, partials_case_fewer, partials_case_run, 10, &V5);
 }
 END_TEST
 
 START_TEST(test_ex06_not_a_multiple_of_the_block)
 {
-    EXPECT_BLOCK_PARTIALS_EACH(&V5, 256, 30, 513, 1000, 1023, 1025, 4099, 65537);
+    harness_cover_run(&SPACE, partials_case_not_a_multiple, partials_case_run, 10, &V5);
 }
 END_TEST
 
-/* Every instance of the template, from the smallest block (one warp, no sdata[32..64)) to the largest,
- * with a lone block, whole blocks and a partial last block. */
-START_TEST(test_ex06_every_block_size)
+START_TEST(test_ex06_whole_blocks)
 {
-    for (size_t k = 0; k < ALL_BLOCKS; k++) {
-        size_t per_block = 2 * (size_t)all_blocks[k];
-        const size_t sizes[] = {1, 33, per_block, 5 * per_block + 3};
-        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
-            expect_block_partials(&V5, sizes[j], all_blocks[k], 40 + 4 * k + j);
-    }
-}
-END_TEST
-
-START_TEST(test_ex06_every_size)
-{
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    expect_block_partials_each(&V5, sizes, (size_t)count, 256, 70);
+    harness_cover_run(&SPACE, partials_case_whole_blocks, partials_case_run, 10, &V5);
 }
 END_TEST
 
@@ -113,14 +103,15 @@ int main(int argc, char **argv)
     const harness_test tests[] = {
         {N_("core: one block of 256 threads sums its 512 elements"), test_ex06_one_block, NEEDS_DEVICE},
         {N_("core: 64 blocks each write their own sum"), test_ex06_many_blocks, NEEDS_DEVICE},
-        {N_("sizes: fewer elements than one block's 512 (1 to 511)"), test_ex06_fewer_elements_than_the_block, NEEDS_DEVICE},
-        {N_("sizes: n not a multiple of 2 x the block (513 to 65537)"), test_ex06_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {N_("edges: correct for every power-of-two block from 32 to 1024"), test_ex06_every_block_size, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one"), test_ex06_every_size, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block covers, every block size"),
+         test_ex06_fewer_elements_than_the_block, NEEDS_DEVICE},
+        {N_("sizes: n not a multiple of 2 x the block, every block size"), test_ex06_not_a_multiple_of_the_block,
+         NEEDS_DEVICE},
+        {N_("edges: correct for every power-of-two block from 32 to 1024"), test_ex06_whole_blocks, NEEDS_DEVICE},
         {N_("concept: the last warp needs no block barrier, at every block size"), test_ex06_barriers_at_every_block_size, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"06", N_("v5, complete unroll with a template block size"),
-                                 "exercises/06-complete-unroll/lesson.md", tests, NULL};
+    const harness_exercise ex = {"06", N_("v5: complete unroll with a template block size"),
+                                 "exercises/06-complete-unroll/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

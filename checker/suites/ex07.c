@@ -1,6 +1,8 @@
 /* ex07.c - hidden tests of exercise 07 (v6): warp shuffles and a grid-stride loop. */
 #include "../harness/harness.h"
 #include "../contracts/ex07.h"
+#define HARNESS_SPACE_FILE "../spaces/ex07.def"
+#include "../harness/harness_space_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +23,22 @@ static size_t room_for(size_t n)
     return one_per_warp > MIN_ROOM ? one_per_warp : MIN_ROOM;
 }
 
-/* Runs reduce_v6 on n fresh values with the given block size and checks the contract: a grid of at
- * least one block, partials d_out[0..grid) that add up to the sum, nothing written past them or outside
+/* Runs reduce_v6 on n fresh values from [lo, hi] with the given block size and checks the contract: a grid
+ * of at least one block, partials d_out[0..grid) that add up to the sum, nothing written past them or outside
  * d_out, d_in unchanged. Returns the grid. */
-static int expect_v6(size_t n, int block, uint64_t salt)
+static int expect_v6_in(size_t n, int block, int lo, int hi, uint64_t salt)
 {
-    int range = harness_safe_int_range(n);
     int *h_in = malloc((n ? n : 1) * sizeof *h_in);
     ck_assert_msg(h_in != NULL, _("The checker ran out of host memory."));
-    harness_random_ints(h_in, n, -range, range, salt);
+    harness_random_ints(h_in, n, lo, hi, salt);
     int expected = (int)harness_sum_ints(h_in, 0, n);
 
     size_t room = room_for(n);
     dev_buffer in = dev_input_ints(h_in, n), out = dev_output_ints(room);
     char what[256];
-    snprintf(what, sizeof what, "reduce_v6(n = %zu, block = %d)", n, block);
+    int used = snprintf(what, sizeof what, "reduce_v6(n = %zu, block = %d)", n, block);
+    if (!harness_values_are_default(n, lo, hi))
+        snprintf(what + used, sizeof what - (size_t)used, _(" on values from %d to %d"), lo, hi);
     int grid = reduce_v6(dev_ptr(&in), dev_ptr(&out), (int)n, block);
     harness_after_launch(what);
     if (grid < 1 || (size_t)grid > room)
@@ -58,9 +61,11 @@ static int expect_v6(size_t n, int block, uint64_t salt)
         total += h_out[b];
     }
     if (total != expected) {
-        char why[600];
-        harness_explain_total(h_in, n, expected, (int)total, why, sizeof why);
-        harness_fail(_(SUM_HINT), _("%s: the %d partials in d_out[0..%d) should add up to %d, the sum of the input, "
+        char why[800];
+        const char *rounded = NULL;
+        if (!harness_explain_total(h_in, n, expected, (int)total, why, sizeof why))
+            rounded = harness_explain_rounding(expected, (int)total, n, lo, hi, why, sizeof why);
+        harness_fail(rounded ? rounded : _(SUM_HINT), _("%s: the %d partials in d_out[0..%d) should add up to %d, the sum of the input, "
                        "but they add up to %lld: %s."), what, grid, grid, expected, (long long)total, why);
     }
     dev_expect_guards_intact(&out, what);
@@ -72,8 +77,11 @@ static int expect_v6(size_t n, int block, uint64_t salt)
     return grid;
 }
 
-static const int all_blocks[] = {32, 64, 128, 256, 512, 1024};
-#define ALL_BLOCKS (sizeof all_blocks / sizeof all_blocks[0])
+static int expect_v6(size_t n, int block, uint64_t salt)
+{
+    int range = harness_safe_int_range(n);
+    return expect_v6_in(n, block, -range, range, salt);
+}
 
 START_TEST(test_ex07_partials_add_up)
 {
@@ -87,36 +95,70 @@ START_TEST(test_ex07_one_block)
 }
 END_TEST
 
+/* ---- The declared input space (checker/spaces/ex07.def): each test below runs the cases of its concern, at
+ * every block size: fewer elements than a warp, at most one per thread of the grid, several per thread. */
+
+/* The grid-stride of the grid the lesson chooses: every thread the device holds at once. */
+static size_t lesson_grid_stride(void)
+{
+    int device = 0, sms = 0, threads_per_sm = 0;
+    CUDA_OK(cudaGetDevice(&device));
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_OK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    return (size_t)sms * (size_t)threads_per_sm;
+}
+
+static size_t case_n(const harness_cover *c, size_t k)
+{
+    static size_t stride;
+    if (!stride) stride = lesson_grid_stride();
+    const size_t units[] = {(size_t)harness_case_number(c, k, "block"), stride};
+    return harness_case_size(c, k, "n", "bs", units);
+}
+
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
+{
+    (void)ctx;
+    size_t n = case_n(c, k);
+    int lo, hi;
+    harness_value_range(harness_case_label(c, k, "values"), n, &lo, &hi);
+    expect_v6_in(n, (int)harness_case_number(c, k, "block"), lo, hi, salt);
+}
+
+static int fewer_than_a_warp(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return case_n(c, k) < 32;
+}
+
+static int at_most_one_per_thread(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    size_t n = case_n(c, k);
+    return n >= 32 && n < lesson_grid_stride();
+}
+
+static int several_per_thread(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return case_n(c, k) >= lesson_grid_stride();
+}
+
 START_TEST(test_ex07_less_than_a_warp)
 {
-    static const size_t sizes[] = {1, 2, 7, 31};
-    for (size_t k = 0; k < ALL_BLOCKS; k++)
-        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
-            expect_v6(sizes[j], all_blocks[k], 10 + 4 * k + j);
+    harness_cover_run(&SPACE, fewer_than_a_warp, run_case, 10, NULL);
 }
 END_TEST
 
-START_TEST(test_ex07_not_a_multiple_of_the_block)
+START_TEST(test_ex07_at_most_one_element_per_thread)
 {
-    static const size_t sizes[] = {33, 255, 257, 1000, 4099, 65537, 100003};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_v6(sizes[k], 256, 40 + k);
+    harness_cover_run(&SPACE, at_most_one_per_thread, run_case, 10, NULL);
 }
 END_TEST
 
-START_TEST(test_ex07_every_block_size)
+START_TEST(test_ex07_several_elements_per_thread)
 {
-    for (size_t k = 0; k < ALL_BLOCKS; k++) {
-        expect_v6(3 * (size_t)all_blocks[k] + 5, all_blocks[k], 50 + 2 * k);
-        expect_v6(262144 + 7, all_blocks[k], 51 + 2 * k);
-    }
-}
-END_TEST
-
-START_TEST(test_ex07_every_size)
-{
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) expect_v6(sizes[k], 256, 70 + (uint64_t)k);
+    harness_cover_run(&SPACE, several_per_thread, run_case, 10, NULL);
 }
 END_TEST
 
@@ -171,14 +213,15 @@ int main(int argc, char **argv)
         {N_("core: the blocks' partials add up to the sum"), test_ex07_partials_add_up, NEEDS_DEVICE},
         {N_("core: one block of 256 elements"), test_ex07_one_block, NEEDS_DEVICE},
         {N_("sizes: fewer elements than one warp (1 to 31), every block size"), test_ex07_less_than_a_warp, NEEDS_DEVICE},
-        {N_("sizes: n not a multiple of the block (33 to 100003)"), test_ex07_not_a_multiple_of_the_block, NEEDS_DEVICE},
-        {N_("edges: blocks of every power of two from 32 to 1024"), test_ex07_every_block_size, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one"), test_ex07_every_size, NEEDS_DEVICE},
+        {N_("sizes: at most one element per thread of the grid, every block size"),
+         test_ex07_at_most_one_element_per_thread, NEEDS_DEVICE},
+        {N_("sizes: several elements per thread (the grid-stride loop), every block size"),
+         test_ex07_several_elements_per_thread, NEEDS_DEVICE},
         {N_("concept: the grid does not grow with n"), test_ex07_grid_independent_of_n, NEEDS_DEVICE},
         {N_("concept: no shared-memory tree"), test_ex07_no_shared_tree, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"07", N_("v6, warp shuffles and a grid-stride loop"),
-                                 "exercises/07-shuffle/lesson.md", tests, NULL};
+    const harness_exercise ex = {"07", N_("v6: warp shuffles and a grid-stride loop"),
+                                 "exercises/07-shuffle/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

@@ -1,6 +1,8 @@
 /* ex08.c - hidden tests of exercise 08: a multi-level reduction on the host, one total for any n. */
 #include "../harness/harness.h"
 #include "../contracts/ex08.h"
+#define HARNESS_SPACE_FILE "../spaces/ex08.def"
+#include "../harness/harness_space_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,41 +51,89 @@ START_TEST(test_ex08_several_blocks)
 }
 END_TEST
 
+/* ---- The declared input space (checker/spaces/ex08.def): each test below runs the cases of its concern ---- */
+
+enum { LESSON_BLOCK = 256, LESSON_LEVEL_ONE_THREADS = 1024 * 256, LARGEST_N = 2147483647 };
+
+static size_t case_n(const harness_cover *c, size_t k) { return harness_case_size(c, k, "n", "", NULL); }
+
+static int case_calls(const harness_cover *c, size_t k) { return (int)harness_case_number(c, k, "calls"); }
+
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
+{
+    (void)ctx;
+    size_t n = case_n(c, k);
+    int lo, hi;
+    harness_value_range(harness_case_label(c, k, "values"), n, &lo, &hi);
+    expect_int_total_in(&MULTI_LEVEL, n, 0, case_calls(c, k), lo, hi, salt, n == 0 ? EMPTY_HINT : NULL);
+}
+
+/* Each case belongs to one test: n = 0 and n = 2^31 - 1 to their own, then a second call to its own, then the
+ * rest by size. */
+static int sized(const harness_cover *c, size_t k, size_t from, size_t to)
+{
+    size_t n = case_n(c, k);
+    return n != 0 && n != LARGEST_N && case_calls(c, k) == 1 && n >= from && n <= to;
+}
+
+static int empty(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return case_n(c, k) == 0;
+}
+
+static int second_call(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    size_t n = case_n(c, k);
+    return n != 0 && n != LARGEST_N && case_calls(c, k) == 2;
+}
+
+static int fewer_than_a_block(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return sized(c, k, 1, LESSON_BLOCK - 1);
+}
+
+static int up_to_the_first_level(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return sized(c, k, LESSON_BLOCK, LESSON_LEVEL_ONE_THREADS);
+}
+
+static int beyond_the_first_level(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return sized(c, k, LESSON_LEVEL_ONE_THREADS + 1, LARGEST_N - 1);
+}
+
 START_TEST(test_ex08_empty_input)
 {
-    expect_total(0, 3);
+    harness_cover_run(&SPACE, empty, run_case, 10, NULL);
 }
 END_TEST
 
 START_TEST(test_ex08_small_sizes)
 {
-    static const size_t sizes[] = {2, 31, 32, 33, 255};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) expect_total(sizes[k], 10 + k);
+    harness_cover_run(&SPACE, fewer_than_a_block, run_case, 10, NULL);
 }
 END_TEST
 
 START_TEST(test_ex08_more_elements_than_threads)
 {
-    /* 1024 blocks of 256 threads cover 262144 elements: these sizes need the grid-stride loop, or more
-     * partials than one block of level 2 has threads. */
-    size_t large = harness_large_n();
-    const size_t sizes[] = {262144 + 1, 3 * 262144 + 5, large};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        if (sizes[k] <= large) expect_total(sizes[k], 20 + k);
+    harness_cover_run(&SPACE, beyond_the_first_level, run_case, 10, NULL);
 }
 END_TEST
 
-START_TEST(test_ex08_every_size)
+START_TEST(test_ex08_up_to_the_first_level)
 {
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) expect_total(sizes[k], 40 + (uint64_t)k);
+    harness_cover_run(&SPACE, up_to_the_first_level, run_case, 10, NULL);
 }
 END_TEST
 
 START_TEST(test_ex08_second_call)
 {
-    expect_total_calls(4099, 5, 2);
+    harness_cover_run(&SPACE, second_call, run_case, 10, NULL);
 }
 END_TEST
 
@@ -94,12 +144,13 @@ END_TEST
  * ends as not run, with a sentence that says why, instead of failing; on a GPU machine the emulator's
  * second opinion runs it only where the GPU did not pass it cleanly (NEEDS_DEVICE_GPU_FIRST): it is 7.7 s
  * of the emulator's 8.1 s for this suite on a 2-core machine. */
-START_TEST(test_ex08_no_overflow_near_2_31)
+static void expect_no_overflow(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
 {
-    const size_t n = 2147483647u, chunk = (size_t)1 << 24;
+    (void)ctx;
+    const size_t n = case_n(c, k), chunk = (size_t)1 << 24;
     int *h_chunk = malloc(chunk * sizeof *h_chunk);
     ck_assert_msg(h_chunk != NULL, _("The checker ran out of host memory."));
-    harness_random_ints(h_chunk, chunk, 0, 1, 7);
+    harness_random_ints(h_chunk, chunk, 0, 1, salt);
     long long expected = (long long)(n / chunk) * harness_sum_ints(h_chunk, 0, chunk) +
                          harness_sum_ints(h_chunk, 0, n % chunk);
     char why[600];
@@ -134,6 +185,17 @@ START_TEST(test_ex08_no_overflow_near_2_31)
     dev_free(&out);
     CUDA_OK(cudaFree(d_in));
 }
+
+static int largest(const harness_cover *c, size_t k, const void *ctx)
+{
+    (void)ctx;
+    return case_n(c, k) == LARGEST_N;
+}
+
+START_TEST(test_ex08_no_overflow_near_2_31)
+{
+    harness_cover_run(&SPACE, largest, expect_no_overflow, 10, NULL);
+}
 END_TEST
 
 int main(int argc, char **argv)
@@ -142,14 +204,15 @@ int main(int argc, char **argv)
         {N_("core: one element is its own total"), test_ex08_one_element, NEEDS_DEVICE},
         {N_("core: 1000 elements in several blocks give one total"), test_ex08_several_blocks, NEEDS_DEVICE},
         {N_("edges: n = 0 leaves 0 in d_out[0]"), test_ex08_empty_input, NEEDS_DEVICE},
-        {N_("sizes: fewer elements than one block (2 to 255)"), test_ex08_small_sizes, NEEDS_DEVICE},
+        {N_("sizes: fewer elements than one block (1 to 255)"), test_ex08_small_sizes, NEEDS_DEVICE},
         {N_("sizes: more elements than the first level has threads"), test_ex08_more_elements_than_threads, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one"), test_ex08_every_size, NEEDS_DEVICE},
+        {N_("sizes: one block up to as many elements as the lesson's first level has threads"),
+         test_ex08_up_to_the_first_level, NEEDS_DEVICE},
         {N_("edges: a second call into the same d_out gives the same total"), test_ex08_second_call, NEEDS_DEVICE},
         {N_("edges: indices do not overflow for n near 2^31"), test_ex08_no_overflow_near_2_31, NEEDS_DEVICE_GPU_FIRST},
         {0},
     };
-    const harness_exercise ex = {"08", N_("a multi-level reduction: one total for any n"),
-                                 "exercises/08-multi-level/lesson.md", tests, NULL};
+    const harness_exercise ex = {"08", N_("A multi-level reduction, one total for any n"),
+                                 "exercises/08-multi-level/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

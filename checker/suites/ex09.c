@@ -480,7 +480,7 @@ int main(int argc, char **argv)
          test_ex09_sizes, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"09", N_("beyond sum: max, min and dot product, each with its identity"),
+    const harness_exercise ex = {"09", N_("Beyond sum: max, min and dot product, each with its identity"),
                                  "exercises/09-beyond-sum/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

@@ -320,7 +320,7 @@ int main(int argc, char **argv)
          test_ex10_cancellation, NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"10", N_("float accuracy: a compensated sum"), "exercises/10-float-accuracy/lesson.md",
+    const harness_exercise ex = {"10", N_("Float accuracy: order of additions, error growth, compensated sums"), "exercises/10-float-accuracy/lesson.md",
                                  tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

@@ -172,7 +172,7 @@ int main(int argc, char **argv)
         {N_("concept: each input byte is read once, in 16-byte loads"), test_ex11_read_once_in_16_byte_loads, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"11", N_("the fastest reduction: 16-byte loads, single pass"),
+    const harness_exercise ex = {"11", N_("The fastest reduction: 16-byte loads, tuning, single pass; race CUB"),
                                  "exercises/11-fastest/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

@@ -810,7 +810,7 @@ int main(int argc, char **argv)
         {N_("concept: sum_cub launches on the stream it is given"), test_ex12_cub_on_stream, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"12", N_("use the library: Thrust and CUB, and when each is worth its cost"),
+    const harness_exercise ex = {"12", N_("Use the library: Thrust and CUB, and when each is worth its cost"),
                                  "exercises/12-library/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

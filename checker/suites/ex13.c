@@ -578,7 +578,7 @@ int main(int argc, char **argv)
          NEEDS_DEVICE},
         {0},
     };
-    const harness_exercise ex = {"13", N_("block all-reduce in half precision"), "exercises/13-half-allreduce/lesson.md",
+    const harness_exercise ex = {"13", N_("Block all-reduce in half precision: fp16 and bf16 added in float"), "exercises/13-half-allreduce/lesson.md",
                                  tests, NULL};
     return harness_run(&ex, argc, argv);
 }

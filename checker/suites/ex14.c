@@ -218,7 +218,7 @@ static int model_row_zero(const void *ctx, int param, double *out)
 }
 
 static const char NO_MAX[] = N_("they are what a softmax without the max gives: exp(x) itself overflows to inf for x "
-                               "above 88.7 (and underflows to 0 below -103), and so does the sum");
+                               "above 88.7 (and underflows to 0 below -104), and so does the sum");
 static const char MAX_FROM_ZERO[] = N_("they are what a softmax gives whose max starts at 0: on a row of negative "
                                       "values the shift stays 0, every exp(x) underflows to 0, and so does the sum "
                                       "(0 / 0 is NaN)");
@@ -454,7 +454,8 @@ START_TEST(test_ex14_huge_values)
 }
 END_TEST
 
-/* exp(x) underflows to 0 for x below about -103: a sum of them is 0, and 0 / 0 is NaN. */
+/* expf(x) underflows to 0 for x below -103.97 (below -87.34 it is a subnormal, past -103.97 it rounds to
+ * 0): a sum of them is 0, and 0 / 0 is NaN. */
 START_TEST(test_ex14_very_negative)
 {
     expect_random(TWO_PASS, 3, 1000, -300.0f, -200.0f, 73);
@@ -549,7 +550,7 @@ int main(int argc, char **argv)
         {N_("concept: the online form reads each row twice"), test_ex14_online_reads_twice, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"14", N_("softmax: two reductions, then online"), "exercises/14-softmax/lesson.md",
+    const harness_exercise ex = {"14", N_("Softmax over rows: two reductions, then online"), "exercises/14-softmax/lesson.md",
                                  tests, NULL};
     return harness_run(&ex, argc, argv);
 }

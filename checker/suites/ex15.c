@@ -556,7 +556,7 @@ int main(int argc, char **argv)
         {N_("concept: Welford's form reads each row twice"), test_ex15_welford_reads_twice, NEEDS_EMULATOR},
         {0},
     };
-    const harness_exercise ex = {"15", N_("LayerNorm and RMSNorm: Welford's one pass"), "exercises/15-layernorm/lesson.md",
+    const harness_exercise ex = {"15", N_("LayerNorm and RMSNorm: mean and variance in one pass, with Welford"), "exercises/15-layernorm/lesson.md",
                                  tests, NULL};
     return harness_run(&ex, argc, argv);
 }

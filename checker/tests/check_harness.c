@@ -408,6 +408,17 @@ START_TEST(test_text_fit_keeps_a_command_whole)
 }
 END_TEST
 
+START_TEST(test_text_fit_keeps_a_glossary_word_and_a_number_with_its_unit_whole)
+{
+    expect_first_line("数据先写进共享内存再读回来", 14, "数据先写进");             /* not 共享|内存 */
+    expect_first_line("数据先写进共享内存再读回来", 18, "数据先写进共享内存");
+    expect_first_line("带宽是 2954 GB/s，够了", 12, "带宽是");                     /* not 2954 | GB/s */
+    expect_first_line("误差是误差界的 14 倍", 17, "误差是误差界的");                /* not 14 | 倍 */
+    expect_first_line("每行长度为32字节", 12, "每行长度为");                         /* not 32|字节 */
+    expect_first_line("n = 257 elements and more", 12, "n = 257");                /* a word, not a unit */
+}
+END_TEST
+
 /* ---- One report on a GPU machine: the GPU's verdicts, recorded, beside the emulator's ---------------------- */
 
 /* A recorded file of the GPU's verdicts (harness_merge.c describes its lines), written to a fresh path. */
@@ -655,6 +666,8 @@ int main(int argc, char **argv)
         {"report: the finding comes before the error code it caused", test_report_finding_comes_before_the_error_it_caused, NEEDS_NOTHING},
         {"results: one finding: line per finding for tools, the message in words", test_results_for_tools_have_one_line_per_finding, NEEDS_NOTHING},
         {"text: a command in backticks is never broken across lines", test_text_fit_keeps_a_command_whole, NEEDS_NOTHING},
+        {"text: a glossary word and a number with its unit are never broken across lines",
+         test_text_fit_keeps_a_glossary_word_and_a_number_with_its_unit_whole, NEEDS_NOTHING},
         {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
         {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
         {"merge: \"fails on the GPU too\" at the first failure only; a disagreement always", test_merge_says_fails_on_both_once, NEEDS_NOTHING},
