@@ -262,13 +262,6 @@ static void expect_random_extreme(enum op op, size_t n, float lo, float hi, uint
 /* Which test runs a case: each case runs once, in the test of what its values check. */
 enum concern { FOR_SIZES, FOR_MAX_IDENTITY, FOR_MIN_IDENTITY, FOR_IDENTITY_ONLY, FOR_INFINITY, FOR_NAN };
 
-static const harness_cover *cover(void)
-{
-    static harness_cover c;
-    if (!c.dims) harness_cover_build(&SPACE, &c);
-    return &c;
-}
-
 static int kind_is(const char *values, const char *prefix) { return !strncmp(values, prefix, strlen(prefix)); }
 
 static enum op op_of(const harness_cover *c, size_t k)
@@ -350,27 +343,30 @@ static void make_values(enum op op, const char *values, float *a, float *b, size
 }
 
 /* Runs case k of the covering set: its op on its n values of its kind, its inputs off 16 bytes by its offsets. */
-static void run_case(size_t k)
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
 {
-    const harness_cover *c = cover();
+    (void)ctx;
     const char *values = harness_case_label(c, k, "values");
     enum op op = op_of(c, k);
     size_t n = (size_t)harness_case_number(c, k, "n");
     placement at = {(size_t)harness_case_number(c, k, "offset"), (size_t)harness_case_number(c, k, "offset_b")};
     float *a = alloc_floats(n), *b = alloc_floats(n);
     char input[400];
-    make_values(op, values, a, b, n, 1000 + 16 * (uint64_t)k, input, sizeof input);
+    make_values(op, values, a, b, n, 16 * salt, input, sizeof input);   /* room for the salts it adds */
     if (op == OP_DOT) expect_dot_at(a, b, n, input, at);
     else expect_extreme_at(op, a, n, input, at);
     free(a);
     free(b);
 }
 
+static int of_concern(const harness_cover *c, size_t k, const void *concern)
+{
+    return concern_of(op_of(c, k), harness_case_label(c, k, "values")) == *(const enum concern *)concern;
+}
+
 static void run_cases(enum concern concern)
 {
-    const harness_cover *c = cover();
-    for (size_t k = 0; k < c->cases; k++)
-        if (concern_of(op_of(c, k), harness_case_label(c, k, "values")) == concern) run_case(k);
+    harness_cover_run(&SPACE, of_concern, run_case, 1000, &concern);
 }
 
 /* ---- Tests ------------------------------------------------------------------------------------------------ */

@@ -58,29 +58,34 @@ enum concern { FOR_TAIL, FOR_ALIGNMENT, FOR_GRID_STRIDE };
 /* From here on every thread of a grid the size of the machine has a pack, and its grid-stride loop goes round. */
 #define GRID_STRIDE_INTS 131072
 
-static const harness_cover *cover(void)
-{
-    static harness_cover c;
-    if (!c.dims) harness_cover_build(&SPACE, &c);
-    return &c;
-}
-
 static enum concern concern_of(const harness_cover *c, size_t k)
 {
     if (harness_case_number(c, k, "n") >= GRID_STRIDE_INTS) return FOR_GRID_STRIDE;
     return harness_case_number(c, k, "offset") ? FOR_ALIGNMENT : FOR_TAIL;
 }
 
-/* Runs the cases of one concern: n ints, d_in off 16 bytes by the case's offset. (A second call into the same
- * d_out, which a total not set back to 0 gets wrong whatever n is, has its own test.) */
+/* The cases of one concern, and the hint for their failures. */
+typedef struct case_concern { enum concern concern; const char *hint; } case_concern;
+
+static int of_concern(const harness_cover *c, size_t k, const void *ctx)
+{
+    return concern_of(c, k) == ((const case_concern *)ctx)->concern;
+}
+
+/* Case k: n ints from its range of values, d_in off 16 bytes by its offset. (A second call into the same d_out,
+ * which a total not set back to 0 gets wrong whatever n is, has its own test.) */
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
+{
+    size_t n = (size_t)harness_case_number(c, k, "n"), offset_ints = (size_t)harness_case_number(c, k, "offset") / 4;
+    int lo, hi;
+    harness_value_range(harness_case_label(c, k, "values"), n, &lo, &hi);
+    expect_int_total_in(&FASTEST, n, offset_ints, 1, lo, hi, salt, ((const case_concern *)ctx)->hint);
+}
+
 static void run_cases(enum concern concern, const char *hint)
 {
-    const harness_cover *c = cover();
-    for (size_t k = 0; k < c->cases; k++) {
-        if (concern_of(c, k) != concern) continue;
-        size_t n = (size_t)harness_case_number(c, k, "n"), offset_ints = (size_t)harness_case_number(c, k, "offset") / 4;
-        expect_sum(n, offset_ints, 1000 + k, hint);
-    }
+    case_concern cc = {concern, hint};
+    harness_cover_run(&SPACE, of_concern, run_case, 1000, &cc);
 }
 
 START_TEST(test_ex11_tail)

@@ -125,25 +125,19 @@ static float_range run_float_fn(enum float_fn fn, const float *h, size_t n, size
 
 /* Each expect_ function checks one call's answer; u, when not NULL, receives what the call asked of the
  * runtime (for the concept tests, which grade how only once the answer is right). */
-static void check_sum_thrust(const int *h, size_t n, size_t offset, const char *input, usage *u)
+/* sum_thrust of h, n ints drawn from [lo, hi]. */
+static void check_sum_thrust(const int *h, size_t n, size_t offset, int lo, int hi, const char *input, usage *u)
 {
     int expected = (int)harness_sum_ints(h, 0, n), got = run_sum_thrust(h, n, offset, u);
     if (got != expected) {
         char why[600], what[256];
         const char *hint = SUM_HINT;
         describe_call("sum_thrust", n, offset, what, sizeof what);
-        /* Off by no more than float's rounding of these additions, where partial sums pass 2^24: the sum was
-         * accumulated in float (thrust::reduce accumulates in the type of its initial value). */
-        double abs_sum = 0;
-        for (size_t i = 0; i < n; i++) abs_sum += abs(h[i]);
-        if (abs_sum > 16777216.0 && fabs((double)got - expected) <= harness_tree_sum_tolerance(n, abs_sum)) {
-            snprintf(why, sizeof why, _("it is off by %lld, no more than adding these ints in float (24 bits) "
-                                        "rounds away"), (long long)got - expected);
+        if (!harness_explain_subset(h, n, got, why, sizeof why)) harness_explain_int(expected, got, why, sizeof why);
+        /* Off by float's rounding of such sums: thrust::reduce accumulates in the type of its initial value. */
+        if (harness_explain_rounding(expected, got, n, lo, hi, why, sizeof why))
             hint = N_("thrust::reduce adds in the type of its initial value: is yours 0, an int, or 0.0f, a float, "
                       "which keeps 24 bits?");
-        } else if (!harness_explain_subset(h, n, got, why, sizeof why)) {
-            harness_explain_int(expected, got, why, sizeof why);
-        }
         harness_fail(_(hint), _("%s of %s should return %d, but it returned %d: %s."), what, input, expected, got,
                      why);
     }
@@ -151,8 +145,9 @@ static void check_sum_thrust(const int *h, size_t n, size_t offset, const char *
 
 static void expect_sum_thrust(size_t n, uint64_t salt, usage *u)
 {
-    int *h = random_ints(n, salt);
-    check_sum_thrust(h, n, 0, _("random ints"), u);
+    int *h = random_ints(n, salt), lo, hi;
+    harness_value_range("mixed", n, &lo, &hi);
+    check_sum_thrust(h, n, 0, lo, hi, _("random ints"), u);
     free(h);
 }
 
@@ -509,13 +504,6 @@ static const char *const SET_FN[] = {"sum", "max", "norm", "minmax", "cub"};
 /* Which test runs a case: each case runs once, in the test of what its values check. */
 enum concern { FOR_SIZES, FOR_MAX_IDENTITY, FOR_MINMAX_NAN, FOR_INT_RANGE };
 
-static const harness_cover *cover(void)
-{
-    static harness_cover c;
-    if (!c.dims) harness_cover_build(&SPACE, &c);
-    return &c;
-}
-
 static enum set_fn fn_of(const harness_cover *c, size_t k)
 {
     int f = 0;
@@ -535,20 +523,20 @@ static enum concern concern_of(enum set_fn fn, const char *values)
     return FOR_SIZES;
 }
 
-/* The ints of sum_thrust and sum_cub: both signs within the range whose partial sums fit with room; all negative;
- * the largest magnitudes whose sum still fits (up to 2^30 / n: more than a float's 24 bits keep); zeros only (the
- * identity); the float kinds read as both signs. */
-static void make_ints(const char *values, int *h, size_t n, uint64_t salt, char *input, size_t len)
+/* The ints of sum_thrust and sum_cub, drawn from [*lo, *hi]: both signs within the range whose partial sums fit
+ * with room; all negative; the largest magnitudes whose partial sums still fit (INT_MAX / n: more than a float's
+ * 24 bits keep); zeros only (the identity); the float kinds read as both signs. */
+static void make_ints(const char *values, int *h, size_t n, uint64_t salt, int *lo, int *hi, char *input,
+                      size_t len)
 {
-    int r = harness_safe_int_range(n), lo = -r, hi = r;
-    if (!strcmp(values, "negative")) hi = -1;
-    if (!strcmp(values, "huge")) hi = (int)((1u << 30) / (n ? n : 1)), lo = -hi;
-    harness_random_ints(h, n, lo, hi, salt);
+    harness_value_range(!strcmp(values, "huge") ? "largest" : !strcmp(values, "negative") ? "negative" : "mixed", n,
+                        lo, hi);
+    harness_random_ints(h, n, *lo, *hi, salt);
     if (!strcmp(values, "identity-only")) {
         memset(h, 0, n * sizeof *h);
         snprintf(input, len, "%s", _("zeros only"));
     } else {
-        snprintf(input, len, _("random ints in [%d, %d]"), lo, hi);
+        snprintf(input, len, _("random ints in [%d, %d]"), *lo, *hi);
     }
 }
 
@@ -593,19 +581,20 @@ static void make_floats(enum set_fn fn, const char *values, float *h, size_t n, 
 }
 
 /* Runs case k of the covering set: its function on n values of its kind, d_in off 16 bytes by its offset. */
-static void run_case(size_t k)
+static void run_case(const harness_cover *c, size_t k, uint64_t case_salt, const void *ctx)
 {
-    const harness_cover *c = cover();
+    (void)ctx;
     enum set_fn fn = fn_of(c, k);
     const char *values = harness_case_label(c, k, "values");
     size_t n = (size_t)harness_case_number(c, k, "n"), offset = (size_t)harness_case_number(c, k, "offset");
-    uint64_t salt = 1000 + 16 * (uint64_t)k;
+    uint64_t salt = 16 * case_salt;   /* room for the salts make_floats adds */
     char input[400];
     if (fn == SET_SUM || fn == SET_CUB) {
         int *h = malloc((n ? n : 1) * sizeof *h);
         ck_assert_msg(h != NULL, _("The checker ran out of host memory."));
-        make_ints(values, h, n, salt, input, sizeof input);
-        if (fn == SET_SUM) check_sum_thrust(h, n, offset, input, NULL);
+        int lo, hi;
+        make_ints(values, h, n, salt, &lo, &hi, input, sizeof input);
+        if (fn == SET_SUM) check_sum_thrust(h, n, offset, lo, hi, input, NULL);
         else check_sum_cub(h, n, offset, 1, harness_case_is(c, k, "before", "small"));
         free(h);
         return;
@@ -618,11 +607,14 @@ static void run_case(size_t k)
     free(h);
 }
 
+static int of_concern(const harness_cover *c, size_t k, const void *concern)
+{
+    return concern_of(fn_of(c, k), harness_case_label(c, k, "values")) == *(const enum concern *)concern;
+}
+
 static void run_cases(enum concern concern)
 {
-    const harness_cover *c = cover();
-    for (size_t k = 0; k < c->cases; k++)
-        if (concern_of(fn_of(c, k), harness_case_label(c, k, "values")) == concern) run_case(k);
+    harness_cover_run(&SPACE, of_concern, run_case, 1000, &concern);
 }
 
 START_TEST(test_ex12_max_identity)
