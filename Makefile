@@ -39,6 +39,18 @@ export COURSE_LANG
 unexport LC_ALL
 endif
 endif
+# The course's text is UTF-8. A locale this machine lacks (LANG=zh_CN.UTF-8 where it was never generated)
+# leaves sed, awk and bash in "C", where a Chinese character is three bytes that a pattern may cut in the
+# middle: the recipes then read characters as UTF-8 (C.UTF-8, which every glibc has), and the language is
+# still the one asked for (checker/i18n/i18n.c reads LC_MESSAGES and LANG itself).
+ASKED_LOCALE := $(or $(LC_ALL),$(LC_CTYPE),$(LANG))
+ifneq ($(ASKED_LOCALE),)
+ifneq ($(shell LC_ALL='$(ASKED_LOCALE)' locale 2>&1 >/dev/null),)
+ifneq ($(shell LC_ALL='$(or $(LC_CTYPE),$(LANG),C)' locale charmap 2>/dev/null),UTF-8)
+export LC_CTYPE := C.UTF-8
+endif
+endif
+endif
 
 .DEFAULT_GOAL := help
 

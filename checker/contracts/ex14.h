@@ -3,7 +3,9 @@
  * rows x cols row-major matrix (rows, cols >= 1), its softmax:
  *     d_out[r][c] = exp(x[r][c] - m) / sum over j of exp(x[r][j] - m),   m the row's largest x,
  * in float, within the bound of the lesson. Entries are finite or -inf (a masked position, whose output is
- * 0); each row holds at least one finite value. Nothing outside d_out is written; d_in is unchanged. */
+ * 0), anywhere in a row; each row holds at least one finite value. d_in and d_out start at any multiple of
+ * their element's size, not necessarily on a 16-byte boundary (a slice of a larger tensor). Nothing outside
+ * d_out is written; d_in is unchanged. */
 #include "half_types.h"
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,9 @@
  * a changed signature is a compile error that names the line). Each normalises every row r of a rows x
  * cols row-major matrix (rows, cols >= 1) by statistics of that row computed in float, and rounds each
  * output once to the input's format, within the bound of the lesson. d_gamma and d_beta hold cols floats,
- * one per column; eps > 0. Nothing outside d_out is written; the inputs are unchanged. */
+ * one per column, of any sign; eps > 0 is the argument's, added before the square root. d_in and d_out start
+ * at any multiple of 2 bytes, not necessarily on a 16-byte boundary (a slice of a larger tensor). Nothing
+ * outside d_out is written; the inputs are unchanged. */
 #include "half_types.h"
 #ifdef __cplusplus
 extern "C" {

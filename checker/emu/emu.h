@@ -31,6 +31,8 @@ typedef struct emu_alloc {
     size_t written_upto;
     unsigned char *written;
     const char *what;        /* "cudaMalloc", or the name of a __device__ variable */
+    int device;              /* the device whose memory it is (cudaMalloc's current device); -1: every device's
+                              * (pinned or managed memory, a module's variables) */
     /* A harness's guard zones (emu_mem_guard): when guard_name[0] is set, only [open_lo, open_hi) is the
      * program's; a kernel's access to the rest is a finding. */
     uintptr_t open_lo, open_hi;
@@ -69,6 +71,10 @@ emu_alloc *emu_mem_lookup(uintptr_t addr, size_t len);
  * touches the rest of the allocation is reported with the index it used. Returns 0 when no allocation
  * holds the range. */
 int emu_mem_guard(const void *base, size_t bytes, const char *name, size_t elem_size);
+
+/* What lies at addr of a, for a finding: "d_out[3]" inside a harness's named array, else "byte 12 of the 4096
+ * bytes from cudaMalloc" (or how far past its end). */
+void emu_alloc_describe(const emu_alloc *a, uintptr_t addr, char *buf, size_t len);
 
 /* The emulator's view of the byte at p: p itself when p is not in device memory. */
 void *emu_mem_view(const void *p);
@@ -151,8 +157,24 @@ typedef struct emu_launch_config {
     size_t dynamic_shared;
     emu_dim3 cluster;          /* blocks per cluster; {0,0,0}: the kernel's own (__cluster_dims__) or none */
     int cooperative;
+    int device;                /* the device it runs on: another device's memory needs peer access */
 } emu_launch_config;
 void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out);
+
+/* ---- Devices and the order between them (owned by the runtime, asked by the engine) ------------------------- */
+
+/* 1 when a kernel on device `from` may load and store the memory of device `to` (the same device, or peer
+ * access enabled with cudaDeviceEnablePeerAccess). */
+int emu_peer_access(int from, int to);
+
+/* 1 while the runtime records what the running operation touches (emu_order.c: more than one stream has
+ * work); the engine then gives each global access, [lo, end) of allocation a, with its instruction's place. */
+extern int emu_order_on;
+void emu_order_access(const emu_alloc *a, uint64_t lo, uint64_t end, int write, const emu_module *m, uint32_t loc);
+
+/* The places of location loc of module m in the learner's code (the engine's, emu_diag.c): the line, and the
+ * learner's call where the line is inside a function of theirs. */
+void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place *call);
 
 /* ---- Findings (owned by the runtime, reported by the engine) ------------------------------------- */
 
@@ -203,6 +225,8 @@ typedef struct emu_activity {
                                  * copies without Async (but from device to device, which the host only queues) */
     uint64_t launches;          /* kernels launched */
     uint64_t default_stream_launches;  /* of those, on the default stream (0, cudaStreamLegacy, cudaStreamPerThread) */
+    uint64_t default_stream_copies;    /* copies and memsets on the default stream: every cudaMemcpy, cudaMemcpyPeer,
+                                        * cudaMemset, and the Async ones given the default stream */
 } emu_activity;
 
 /* The counts since the last call. */

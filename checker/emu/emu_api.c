@@ -39,7 +39,8 @@ static emu_alloc *emu_device_range(const void *p, size_t count, const char *who,
 }
 
 /* The copy behind every cudaMemcpy flavour. Device sides are checked by kind; Default infers them. */
-static cudaError_t emu_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, const char *who)
+cudaError_t emu_rt_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, const char *who,
+                        cudaStream_t stream)
 {
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
@@ -68,11 +69,18 @@ static cudaError_t emu_copy(void *dst, const void *src, size_t count, enum cudaM
     if (src_dev && !(s = emu_device_range(src, count, who, N_("source"), dst)))
         return emu_rt_fail(cudaErrorInvalidValue);
 
+    /* On the stream's queue: its order against the other streams' and devices' work is checked. */
+    int device, queue = emu_rt_stream_queue(stream, &device);
+    emu_order_begin(queue, device, who);
+    emu_order_range(s, (uintptr_t)src, count, 0);
+    emu_order_range(d, (uintptr_t)dst, count, 1);
+    if (emu_rt_stream_is_default(stream)) emu_rt_activity.default_stream_copies++;
     /* The bytes move between the emulator's views: the program's device addresses cannot be touched. A
      * pointer that the kind calls a host pointer is looked up too, as a GPU's runtime with unified
      * addressing does. */
     memmove(d ? emu_alloc_view(d, (uintptr_t)dst) : emu_mem_view(dst),
             s ? emu_alloc_view(s, (uintptr_t)src) : emu_mem_view(src), count);
+    emu_order_end();
     /* Device-to-device copies carry "never written" along; anything from the host counts as written. */
     if (d && s) emu_rt_mem_copy_marks(d, (uintptr_t)dst, s, (uintptr_t)src, count);
     else if (d) emu_rt_mem_mark(d, (uintptr_t)dst, count);
@@ -116,7 +124,10 @@ cudaError_t cudaMalloc(void **p, size_t size) { return emu_alloc_checked(p, size
 cudaError_t cudaFree(void *p)
 {
     cudaError_t err = emu_free_checked(p, EMU_MEM_DEVICE, "cudaFree");
-    if (err == cudaSuccess && p) emu_rt_activity.host_waits++;
+    if (err == cudaSuccess && p) {
+        emu_rt_activity.host_waits++;
+        emu_order_host_wait_device(emu_rt_device_current());
+    }
     return err;
 }
 cudaError_t cudaMallocHost(void **p, size_t size) { return emu_alloc_checked(p, size, EMU_MEM_HOST, "cudaMallocHost"); }
@@ -181,19 +192,22 @@ static cudaError_t emu_count_wait(cudaError_t err, const void *dst, const void *
 {
     int device_to_device = kind == cudaMemcpyDeviceToDevice ||
         (kind == cudaMemcpyDefault && emu_mem_lookup((uintptr_t)dst, 1) && emu_mem_lookup((uintptr_t)src, 1));
-    if (err == cudaSuccess && !device_to_device) emu_rt_activity.host_waits++;
+    if (err == cudaSuccess && !device_to_device) {
+        emu_rt_activity.host_waits++;
+        emu_order_host_wait_queue(emu_order_legacy(emu_rt_device_current()));
+    }
     return err;
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return emu_count_wait(emu_copy(dst, src, count, kind, "cudaMemcpy"), dst, src, kind);
+    return emu_count_wait(emu_rt_copy(dst, src, count, kind, "cudaMemcpy", NULL), dst, src, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t s)
 {
     if (!emu_rt_stream_valid(s)) return emu_rt_fail(cudaErrorInvalidResourceHandle);
-    return emu_copy(dst, src, count, kind, "cudaMemcpyAsync");
+    return emu_rt_copy(dst, src, count, kind, "cudaMemcpyAsync", s);
 }
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
@@ -201,14 +215,14 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 {
     if (width > dpitch || width > spitch) return emu_rt_fail(cudaErrorInvalidPitchValue);
     for (size_t r = 0; r < height; r++) {
-        cudaError_t err = emu_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind,
-                                   "cudaMemcpy2D");
+        cudaError_t err = emu_rt_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind,
+                                      "cudaMemcpy2D", NULL);
         if (err != cudaSuccess) return err;
     }
     return emu_count_wait(cudaSuccess, dst, src, kind);
 }
 
-static cudaError_t emu_memset(void *p, int value, size_t count, const char *who)
+static cudaError_t emu_memset(void *p, int value, size_t count, const char *who, cudaStream_t stream)
 {
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
@@ -219,17 +233,22 @@ static cudaError_t emu_memset(void *p, int value, size_t count, const char *who)
     }
     emu_alloc *a = emu_device_range(p, count, who, N_("destination"), NULL);
     if (!a) return emu_rt_fail(cudaErrorInvalidValue);
+    int device, queue = emu_rt_stream_queue(stream, &device);
+    emu_order_begin(queue, device, who);
+    emu_order_range(a, (uintptr_t)p, count, 1);
+    if (emu_rt_stream_is_default(stream)) emu_rt_activity.default_stream_copies++;
     memset(emu_alloc_view(a, (uintptr_t)p), value, count);
+    emu_order_end();
     emu_rt_mem_mark(a, (uintptr_t)p, count);
     return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void *p, int value, size_t count) { return emu_memset(p, value, count, "cudaMemset"); }
+cudaError_t cudaMemset(void *p, int value, size_t count) { return emu_memset(p, value, count, "cudaMemset", NULL); }
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s)
 {
     if (!emu_rt_stream_valid(s)) return emu_rt_fail(cudaErrorInvalidResourceHandle);
-    return emu_memset(p, value, count, "cudaMemsetAsync");
+    return emu_memset(p, value, count, "cudaMemsetAsync", s);
 }
 
 /* ---- __device__ and __constant__ variables ------------------------------------------------------------- */
@@ -261,7 +280,7 @@ static cudaError_t emu_symbol_copy(const void *symbol, void *host, size_t count,
     }
     void *dev = emu_symbol_range(symbol, count, offset, who, &err);
     if (!dev) return emu_rt_fail(err);
-    return to_symbol ? emu_copy(dev, host, count, kind, who) : emu_copy(host, dev, count, kind, who);
+    return to_symbol ? emu_rt_copy(dev, host, count, kind, who, NULL) : emu_rt_copy(host, dev, count, kind, who, NULL);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
@@ -347,6 +366,7 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const v
     case EMU_MEM_MANAGED: attr->type = cudaMemoryTypeManaged; break;
     default: attr->type = cudaMemoryTypeDevice; break;
     }
+    attr->device = a->device >= 0 ? a->device : emu_rt_device_current();
     attr->devicePointer = (void *)p;
     attr->hostPointer = attr->type == cudaMemoryTypeDevice ? NULL : (void *)p;
     return cudaSuccess;

@@ -1,4 +1,4 @@
-/* emu_device.c - the one emulated device: its properties and attributes, kernel attributes, the
+/* emu_device.c - an emulated device: its properties and attributes, kernel attributes, the
  * occupancy estimate, and device-wide calls (synchronise, reset). Limits come from emu_rt.h. */
 #include <string.h>
 
@@ -6,7 +6,6 @@
 
 #define EMU_RESERVED_SHARED_PER_BLOCK 1024  /* what sm_80 and later keep back from each block */
 
-static const char emu_msg_bad_device[] = N_("%s(%d): the emulator has one device, number 0");
 static const char emu_msg_optin[] =
     N_("cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): with %zu bytes of static "
     "shared memory the most a kernel may opt in to is %zu");
@@ -14,28 +13,7 @@ static const char emu_msg_not_kernel[] = N_("%s was given %p, which is not a __g
 
 /* ---- The device ------------------------------------------------------------------------------------ */
 
-cudaError_t cudaGetDeviceCount(int *count)
-{
-    if (!count) return emu_rt_fail(cudaErrorInvalidValue);
-    *count = 1;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGetDevice(int *device)
-{
-    if (!device) return emu_rt_fail(cudaErrorInvalidValue);
-    *device = 0;
-    return cudaSuccess;
-}
-
-cudaError_t cudaSetDevice(int device)
-{
-    if (device != 0) {
-        emu_finding(emu_msg_bad_device, "cudaSetDevice", device);
-        return emu_rt_fail(cudaErrorInvalidDevice);
-    }
-    return cudaSuccess;
-}
+/* cudaGetDeviceCount, cudaGetDevice and cudaSetDevice are emu_devices.c's. */
 
 cudaError_t cudaSetDeviceFlags(unsigned flags) { (void)flags; return cudaSuccess; }
 
@@ -58,10 +36,8 @@ cudaError_t cudaRuntimeGetVersion(int *v) { return cudaDriverGetVersion(v); }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
     if (!p) return emu_rt_fail(cudaErrorInvalidValue);
-    if (device != 0) {
-        emu_finding(emu_msg_bad_device, "cudaGetDeviceProperties", device);
-        return emu_rt_fail(cudaErrorInvalidDevice);
-    }
+    cudaError_t err = emu_rt_device_check(device, "cudaGetDeviceProperties");
+    if (err != cudaSuccess) return err;
     memset(p, 0, sizeof *p);
     strcpy(p->name, EMU_DEVICE_NAME);
     p->totalGlobalMem = emu_rt_mem_total();
@@ -111,10 +87,8 @@ cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *p, int device)
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     if (!value) return emu_rt_fail(cudaErrorInvalidValue);
-    if (device != 0) {
-        emu_finding(emu_msg_bad_device, "cudaDeviceGetAttribute", device);
-        return emu_rt_fail(cudaErrorInvalidDevice);
-    }
+    cudaError_t err = emu_rt_device_check(device, "cudaDeviceGetAttribute");
+    if (err != cudaSuccess) return err;
     int v;
     switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: v = EMU_MAX_THREADS_PER_BLOCK; break;
@@ -152,15 +126,18 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 cudaError_t cudaDeviceSynchronize(void)
 {
     emu_rt_activity.host_waits++;
+    emu_order_host_wait_device(emu_rt_device_current());
     return emu_rt_status();
 }
 
 cudaError_t cudaDeviceReset(void)
 {
     /* A reset destroys the context: its memory, its modules (and so __device__ variables), its errors. */
+    emu_order_reset();
     emu_rt_mem_reset();
     emu_rt_modules_reset();
     emu_rt_errors_reset();
+    emu_rt_devices_reset();
     return cudaSuccess;
 }
 

@@ -197,6 +197,70 @@ void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place 
     snprintf(call->func, sizeof call->func, "%s", func);
 }
 
+/* The lines of function f's own body: those of its locations that were not inlined into it (a lambda
+ * defined inside it is inside them too), in their file. 0 when it has none. */
+static int body_lines(const emu_module *m, const emu_func *f, int *file, int *lo, int *hi)
+{
+    *file = -1, *lo = 0, *hi = 0;
+    for (int pc = 0; f && pc < f->ncode; pc++) {
+        uint32_t loc = f->code[pc].loc;
+        if (loc == 0 || (int)loc >= m->nlocs || m->locs[loc].parent >= 0 || m->locs[loc].line <= 0) continue;
+        const emu_loc *l = &m->locs[loc];
+        if (*file < 0) *file = l->file, *lo = *hi = l->line;
+        if (l->file != *file) continue;
+        if (l->line < *lo) *lo = l->line;
+        if (l->line > *hi) *hi = l->line;
+    }
+    return *file >= 0;
+}
+
+/* The innermost location of loc's chain (loc, then where it was inlined) that lies in f's body, or NULL. */
+static const emu_loc *in_body(const emu_module *m, uint32_t loc, int file, int lo, int hi)
+{
+    const emu_loc *l = &m->locs[loc];
+    for (int guard = 0; guard < 64; guard++) {
+        if (l->file == file && l->line >= lo && l->line <= hi) return l;
+        if (l->parent < 0 || l->parent >= m->nlocs) return NULL;
+        l = &m->locs[l->parent];
+    }
+    return NULL;
+}
+
+void emu_places_in_body(const emu_module *m, const emu_func *f, uint32_t at_loc, uint32_t other_loc,
+                        emu_place *at, emu_place *other)
+{
+    if (!m || at_loc == 0 || other_loc == 0 || (int)at_loc >= m->nlocs || (int)other_loc >= m->nlocs) return;
+    const emu_loc *a = learner_loc(m, at_loc), *o = learner_loc(m, other_loc);
+    if (a->func == o->func) return;   /* one function's two lines: that function is where the fix goes */
+    int file, lo, hi;
+    if (!body_lines(m, f, &file, &lo, &hi)) return;
+    const emu_loc *a_body = in_body(m, (uint32_t)(a - m->locs), file, lo, hi),
+                  *o_body = in_body(m, (uint32_t)(o - m->locs), file, lo, hi);
+    if (!a_body || !o_body) return;
+    set_place(m, a_body, at);
+    set_place(m, o_body, other);
+    at->func[0] = other->func[0] = '\0';
+}
+
+void emu_call_in_body(const emu_module *m, const emu_func *f, uint32_t loc, emu_place *call)
+{
+    if (!m || !call->line || loc == 0 || (int)loc >= m->nlocs) return;
+    int file, lo, hi;
+    if (!body_lines(m, f, &file, &lo, &hi)) return;
+    const emu_loc *inner = learner_loc(m, loc), *l = inner;
+    for (int guard = 0; guard < 64 && l->parent >= 0 && l->parent < m->nlocs; guard++) {
+        const emu_loc *up = &m->locs[l->parent];
+        if (up->file == file && up->line >= lo && up->line <= hi) {
+            if (l == inner) return;   /* the call named already is the body's */
+            set_place(m, up, call);
+            const char *func = loc_func(m, l);
+            snprintf(call->func, sizeof call->func, "%s", func ? func : "");
+            return;
+        }
+        l = up;
+    }
+}
+
 /* Whether a line of source starts a loop: a for or while statement, or a do. */
 static int starts_loop(const char *line)
 {
@@ -348,24 +412,88 @@ static const char *template_args(const char *s, char *out, size_t *o, size_t cap
     return s;
 }
 
+/* The C++ ABI's demangler (libstdc++), where the program has it: the emulator's programs link libstdc++,
+ * and a program that does not still gets the small demangler below. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status) __attribute__((weak));
+
+/* Drops what lies between open and close (nested) from s, in place: template arguments, parameter lists. */
+static void drop_nested(char *s, char open, char close)
+{
+    char *o = s;
+    int depth = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c == open) { depth++; continue; }
+        if (*c == close && depth > 0) { depth--; continue; }
+        if (!depth) *o++ = *c;
+    }
+    *o = '\0';
+}
+
+/* A name as the learner wrote it, from the ABI demangler's full text: no template arguments, parameter
+ * lists or "::operator()", and a lambda said as the lambda it is in its function: "a lambda in
+ * SoftmaxOp::local" for "SoftmaxOp::local<block_rows<float, ...>::{lambda(auto:1)#1}>(...)::{lambda(float&)#1}
+ * ::operator()(float&) const". NULL when there is nothing left of it. */
+static char *learner_name(const char *full)
+{
+    char *s = strdup(full);
+    if (!s) return NULL;
+    /* "{lambda(float&)#1}" keeps its braces: the parameter list inside goes with the others. */
+    drop_nested(s, '<', '>');
+    drop_nested(s, '(', ')');
+    size_t n = strlen(s);
+    if (n >= 6 && !strcmp(s + n - 6, " const")) s[n -= 6] = '\0';
+    if (n >= 10 && !strcmp(s + n - 10, "::operator")) s[n -= 10] = '\0';
+    /* The components from the right: lambdas ({lambda#1}) counted, the first named one kept with its scope. */
+    int lambda = 0;
+    while (n > 0 && s[n - 1] == '}') {
+        char *open = strrchr(s, '{');
+        if (!open) break;
+        lambda |= !strncmp(open, "{lambda", 7);
+        *open = '\0';
+        n = strlen(s);
+        if (n >= 2 && !strcmp(s + n - 2, "::")) s[n -= 2] = '\0';
+    }
+    if (!n) { free(s); return NULL; }
+    if (!lambda) return s;
+    const char *fmt = emu_text("a lambda in %s");
+    size_t len = strlen(fmt) + n + 1;
+    char *said = malloc(len);
+    if (said) snprintf(said, len, fmt, s);
+    free(s);
+    return said;
+}
+
+/* m by the ABI's demangler, as the learner wrote it, or a copy of m where that cannot be had. */
+static char *abi_name(const char *m)
+{
+    int status = -1;
+    char *full = __cxa_demangle ? __cxa_demangle(m, NULL, NULL, &status) : NULL;
+    char *name = status == 0 && full ? learner_name(full) : NULL;
+    free(full);
+    return name ? name : strdup(m);
+}
+
 char *emu_demangle(const char *m)
 {
     char out[256];
     size_t o = 0;
     const char *s = m;
     if (!m || strncmp(m, "_Z", 2)) return strdup(m ? m : "?");
+    /* A local entity (_ZZ: a lambda, a function's static), and any name the small demangler below cannot
+     * read: the ABI's demangler. */
+    if (m[2] == 'Z') return abi_name(m);
     s += 2;
     if (*s == 'N') {
         s++;
         while (*s && *s != 'E') {
             if (o && o + 2 < sizeof out) { out[o++] = ':'; out[o++] = ':'; }
             const char *n = read_source_name(s, out, &o, sizeof out);
-            if (!n) return strdup(m);
+            if (!n) return abi_name(m);
             s = template_args(n, out, &o, sizeof out);
         }
     } else {
         const char *n = read_source_name(s, out, &o, sizeof out);
-        if (!n) return strdup(m);
+        if (!n) return abi_name(m);
         s = template_args(n, out, &o, sizeof out);
     }
     out[o] = 0;

@@ -1,5 +1,6 @@
-/* emu_events.c - streams and events. Everything runs synchronously on the calling thread, so a
- * stream is only a handle to check, and an event is a timestamp from a monotonic CPU clock. */
+/* emu_events.c - streams and events. Everything runs synchronously on the calling thread, so a stream is a
+ * handle to check, with its device and its queue in the order that emu_order.c checks, and an event is a
+ * timestamp from a monotonic CPU clock with the order clock of what its record covers. */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime */
 #include <stdlib.h>
 #include <time.h>
@@ -14,8 +15,12 @@ static const char emu_msg_unrecorded[] =
 static const char emu_msg_no_timing[] =
     N_("cudaEventElapsedTime: an event created with cudaEventDisableTiming has no time");
 
-struct CUstream_st { unsigned flags; int priority; };
-struct CUevent_st { unsigned flags; int recorded; double ms; };
+static const char emu_msg_event_device[] =
+    N_("cudaEventRecord: the event was created on device %d and the stream belongs to device %d; record an event "
+       "on a stream of its own device (cudaSetDevice before cudaEventCreate), one event per device");
+
+struct CUstream_st { unsigned flags; int priority; int device; int queue; };
+struct CUevent_st { unsigned flags; int recorded; double ms; int device; emu_order_clock *clock; };
 
 /* Live handles, so that a destroyed or made-up one is refused instead of dereferenced. */
 #define EMU_MAX_HANDLES 4096
@@ -60,6 +65,16 @@ int emu_rt_stream_valid(cudaStream_t s)
     return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread || emu_handle_live(s);
 }
 
+int emu_rt_stream_queue(cudaStream_t s, int *device)
+{
+    if (emu_rt_stream_is_default(s) || !emu_handle_live(s)) {
+        *device = emu_rt_device_current();
+        return emu_order_legacy(*device);
+    }
+    *device = s->device;
+    return s->queue;
+}
+
 static cudaError_t emu_check_stream(cudaStream_t s, const char *who)
 {
     if (emu_rt_stream_valid(s)) return cudaSuccess;
@@ -74,6 +89,9 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int pr
     if (!st || emu_handle_add(st) != 0) { free(st); return emu_rt_fail(cudaErrorMemoryAllocation); }
     st->flags = flags;
     st->priority = priority;
+    st->device = emu_rt_device_current();
+    st->queue = emu_order_queue_new(st->device, !(flags & cudaStreamNonBlocking));
+    if (st->queue < 0) st->queue = emu_order_legacy(st->device);
     *s = st;
     return cudaSuccess;
 }
@@ -91,33 +109,44 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
         emu_finding(emu_msg_bad_stream_call, "cudaStreamDestroy");
         return emu_rt_fail(cudaErrorInvalidResourceHandle);
     }
+    if (s->queue != emu_order_legacy(s->device)) emu_order_queue_free(s->queue);
     free(s);
+    return cudaSuccess;
+}
+
+/* The host learnt that everything queued on s is done. */
+static cudaError_t emu_stream_done(cudaStream_t s, const char *who)
+{
+    cudaError_t err = emu_rt_status();
+    if (err == cudaSuccess) err = emu_check_stream(s, who);
+    if (err != cudaSuccess) return err;
+    int device;
+    emu_order_host_wait_queue(emu_rt_stream_queue(s, &device));
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     emu_rt_activity.host_waits++;
-    cudaError_t err = emu_rt_status();
-    if (err != cudaSuccess) return err;
-    return emu_check_stream(s, "cudaStreamSynchronize");
+    return emu_stream_done(s, "cudaStreamSynchronize");
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t s)
-{
-    cudaError_t err = emu_rt_status();
-    if (err != cudaSuccess) return err;
-    return emu_check_stream(s, "cudaStreamQuery");
-}
+/* cudaSuccess says that the stream's work is done: a host that polls until then has waited for it. */
+cudaError_t cudaStreamQuery(cudaStream_t s) { return emu_stream_done(s, "cudaStreamQuery"); }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 {
     (void)flags;
-    if (!emu_handle_live(e)) {
+    if (!e || !emu_handle_live(e)) {
         emu_finding(emu_msg_bad_event, "cudaStreamWaitEvent");
         return emu_rt_fail(cudaErrorInvalidResourceHandle);
     }
-    return emu_check_stream(s, "cudaStreamWaitEvent");
+    cudaError_t err = emu_check_stream(s, "cudaStreamWaitEvent");
+    if (err != cudaSuccess) return err;
+    int device;
+    /* an event never recorded is no wait at all, as on a GPU */
+    emu_order_wait(emu_rt_stream_queue(s, &device), e->recorded ? e->clock : NULL);
+    return cudaSuccess;
 }
 
 /* ---- Events ---------------------------------------------------------------------------------------- */
@@ -136,6 +165,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
     struct CUevent_st *ev = calloc(1, sizeof *ev);
     if (!ev || emu_handle_add(ev) != 0) { free(ev); return emu_rt_fail(cudaErrorMemoryAllocation); }
     ev->flags = flags;
+    ev->device = emu_rt_device_current();
     *e = ev;
     return cudaSuccess;
 }
@@ -146,6 +176,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
     if (!emu_event(e, "cudaEventDestroy")) return cudaErrorInvalidResourceHandle;
     emu_handle_remove(e);
+    emu_order_clock_free(e->clock);
     free(e);
     return cudaSuccess;
 }
@@ -156,6 +187,12 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
     if (!ev) return cudaErrorInvalidResourceHandle;
     cudaError_t err = emu_check_stream(s, "cudaEventRecord");
     if (err != cudaSuccess) return err;
+    int device, queue = emu_rt_stream_queue(s, &device);
+    if (device != ev->device) {
+        emu_finding(emu_msg_event_device, ev->device, device);
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
+    ev->clock = emu_order_record(ev->clock, queue);
     ev->recorded = 1;
     ev->ms = emu_now_ms();
     return cudaSuccess;
@@ -167,20 +204,25 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
     return cudaEventRecord(e, s);
 }
 
+/* The host learnt that what e's record covers is done. */
+static cudaError_t emu_event_done(cudaEvent_t e, const char *who)
+{
+    cudaError_t err = emu_rt_status();
+    if (err != cudaSuccess) return err;
+    struct CUevent_st *ev = emu_event(e, who);
+    if (!ev) return cudaErrorInvalidResourceHandle;
+    if (ev->recorded) emu_order_host_wait_clock(ev->clock);
+    return cudaSuccess;
+}
+
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     emu_rt_activity.host_waits++;
-    cudaError_t err = emu_rt_status();
-    if (err != cudaSuccess) return err;
-    return emu_event(e, "cudaEventSynchronize") ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    return emu_event_done(e, "cudaEventSynchronize");
 }
 
-cudaError_t cudaEventQuery(cudaEvent_t e)
-{
-    cudaError_t err = emu_rt_status();
-    if (err != cudaSuccess) return err;
-    return emu_event(e, "cudaEventQuery") ? cudaSuccess : cudaErrorInvalidResourceHandle;
-}
+/* cudaSuccess says that the work before the record is done: a host that polls until then has waited. */
+cudaError_t cudaEventQuery(cudaEvent_t e) { return emu_event_done(e, "cudaEventQuery"); }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {

@@ -52,6 +52,7 @@ void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, int kind, emu_re
 {
     emu_place at, call;
     emu_loc_places(x->m, loc, &at, &call);
+    emu_call_in_body(x->m, w->nframes > 0 ? w->frames[w->nframes - 1].f : x->k, loc, &call);
     /* A function of the learner's that nvcc did not inline (a call instruction): its caller's call. */
     if (!call.line && w->nframes > 1) {
         const emu_frame *callee = &w->frames[w->nframes - 1], *caller = &w->frames[w->nframes - 2];
@@ -68,6 +69,8 @@ void emu_where(emu_ctx *x, emu_warp *w, int lane, uint32_t loc, int kind, emu_re
     }
     emu_where_at(x, w, lane, &at, kind, r);
     if (call.line) r->other = call;
+    x->where_loc = loc;
+    x->where_func = w->nframes > 0 ? w->frames[w->nframes - 1].f : x->k;
 }
 
 void emu_where_other(emu_ctx *x, uint32_t loc, int at_label, int other_label, long long block_lin, unsigned warp,
@@ -75,6 +78,7 @@ void emu_where_other(emu_ctx *x, uint32_t loc, int at_label, int other_label, lo
 {
     emu_place call;
     emu_loc_places(x->m, loc, &r->other, &call);
+    emu_places_in_body(x->m, x->where_func, x->where_loc, loc, &r->at, &r->other);
     r->other.label = other_label;
     r->other.func[0] = '\0';
     r->at.label = at_label;

@@ -159,6 +159,8 @@ typedef struct emu_race {
 typedef struct emu_ctx {
     const emu_func *k;
     const emu_module *m;
+    uint32_t where_loc;         /* the location of the last emu_where, and the function that ran it: a */
+    const emu_func *where_func; /* second place (emu_where_other) is named beside it */
     emu_dim3 grid, block, ctaid;
     uint32_t nthreads;          /* per block */
     uint8_t *params;
@@ -192,6 +194,7 @@ typedef struct emu_ctx {
     uint32_t cluster_size;      /* their product: %cluster_nctarank */
     int explicit_cluster;       /* launched with cluster dimensions (%is_explicit_cluster) */
     int cooperative;            /* cudaLaunchCooperativeKernel: every block runs together, grid.sync() works */
+    int device;                 /* the device it runs on (another's memory needs peer access) */
     uint64_t grid_ws;           /* the grid workspace cooperative groups find in %envreg1/2 (0: none) */
     uint32_t *cbar_phase;       /* per cluster of the group: the cluster barrier's current phase, a number of
                                  * the launch's (phase_top counts them), so that records of an earlier

@@ -212,7 +212,7 @@ void emu_warps_free(emu_warp *warps, int n)
 void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynamic_shared, void **args,
                 emu_launch_result *out)
 {
-    emu_launch_config c = { grid, block, dynamic_shared, { 0, 0, 0 }, 0 };
+    emu_launch_config c = { grid, block, dynamic_shared, { 0, 0, 0 }, 0, 0 };
     emu_launch_ex(k, &c, args, out);
 }
 
@@ -271,6 +271,7 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
     x->cluster_size = (uint32_t)cluster_size;
     x->explicit_cluster = explicit_cluster;
     x->cooperative = c->cooperative;
+    x->device = c->device;
     x->nthreads = (uint32_t)nthreads;
     x->params = calloc(1, f->param_bytes + 16);
     for (int i = 0; i < f->nparams; i++)

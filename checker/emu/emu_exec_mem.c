@@ -53,6 +53,30 @@ static void global_oob(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint6
     emu_fatal(x, 700);
 }
 
+/* Whether the kernel may use a's memory: its own device's, or a peer's with peer access enabled. */
+static inline int peer_ok(const emu_ctx *x, const emu_alloc *a)
+{
+    return a->device < 0 || a->device == x->device || emu_peer_access(x->device, a->device);
+}
+
+/* A load or store through a pointer to another device's memory, where peer access was never enabled: on a GPU
+ * the access faults. */
+static void peer_denied(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, int acc, const emu_alloc *a)
+{
+    if (emu_diag_first(EMU_FD_PEER_ACCESS)) {
+        emu_record r;
+        emu_where(x, w, l, in->loc, EMU_FD_PEER_ACCESS, &r);
+        char what[200];
+        emu_alloc_describe(a, addr, what, sizeof what);
+        emu_diag_report(&r, "a %s of %s, memory of device %d, by a kernel running on device %d, which has no peer "
+                        "access to it. The launch fails with cudaErrorIllegalAddress. Enable it first: "
+                        "cudaSetDevice(%d); cudaDeviceEnablePeerAccess(%d, 0); (after cudaDeviceCanAccessPeer says it "
+                        "can), or copy the data with cudaMemcpyPeerAsync.",
+                        emu_text(acc_name[acc]), what, a->device, x->device, x->device, a->device);
+    }
+    emu_fatal(x, 700);
+}
+
 /* The name of the shared variable of tag (see emu_svar) as the learner wrote it: "sdata". */
 static void tag_name(emu_ctx *x, uint32_t tag, char *buf, size_t len)
 {
@@ -142,8 +166,8 @@ static int reads_never_written(const emu_alloc *a, size_t off, unsigned sz, unsi
 /* A harness's guard (emu_mem_guard): the access is inside the allocation, so a GPU runs on with whatever
  * the guard holds, but outside the array the program was given. Not fatal: the result then shows what a
  * GPU would give, and the harness explains it with this finding's place. */
-static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, int acc,
-                          const emu_alloc *a)
+static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n,
+                          int acc, const emu_alloc *a)
 {
     int kind = acc == ACC_LOAD ? EMU_FD_GUARD_READ : EMU_FD_GUARD_WRITE;
     if (!emu_diag_first(kind)) return;
@@ -152,11 +176,33 @@ static void guard_touched(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, ui
     snprintf(r.array, sizeof r.array, "%s", a->guard_name);
     int64_t rel = (int64_t)(addr - a->open_lo), elem = (int64_t)a->guard_elem;
     int64_t index = rel >= 0 ? rel / elem : -((-rel + elem - 1) / elem);
+    int64_t last = (rel + (int64_t)n - 1) / elem;   /* the access's last element (rel + n > 0 here) */
     uint64_t count = (a->open_hi - a->open_lo) / a->guard_elem;
     /* TRANSLATORS: what a kernel did to an element outside an array, in "%s %s[%lld], ...". */
     const char *verb = acc == ACC_LOAD ? emu_text("reads") : acc == ACC_STORE ? emu_text("writes")
                                                                               : emu_text("updates (atomically)");
-    if (index < 0 && acc == ACC_LOAD)
+    /* One wide access (a 16-byte vector) that starts inside the array and ends past it: its first element is
+     * inside, so the words name the elements it spans and the first one outside. */
+    if (index >= 0 && (uint64_t)index < count && acc == ACC_LOAD)
+        emu_diag_report(&r, emu_ntext("reads %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu element, "
+                                      "so the access reaches past its end, from %s[%llu] on: a GPU reads whatever "
+                                      "lies there. Does the last vector of the loop stay inside n, or is the rest "
+                                      "read one element at a time?",
+                                      "reads %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu elements, "
+                                      "so the access reaches past its end, from %s[%llu] on: a GPU reads whatever "
+                                      "lies there. Does the last vector of the loop stay inside n, or is the rest "
+                                      "read one element at a time?", count),
+                        a->guard_name, (long long)index, a->guard_name, (long long)last, n, a->guard_name,
+                        (unsigned long long)count, a->guard_name, (unsigned long long)count);
+    else if (index >= 0 && (uint64_t)index < count)
+        emu_diag_report(&r, emu_ntext("%s %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu element: the "
+                                      "access reaches past its end, from %s[%llu] on, and writes outside the array.",
+                                      "%s %s[%lld] to %s[%lld] in one %u-byte access, but %s has %llu elements: the "
+                                      "access reaches past its end, from %s[%llu] on, and writes outside the array.",
+                                      count),
+                        verb, a->guard_name, (long long)index, a->guard_name, (long long)last, n, a->guard_name,
+                        (unsigned long long)count, a->guard_name, (unsigned long long)count);
+    else if (index < 0 && acc == ACC_LOAD)
         emu_diag_report(&r, "reads %s[%lld], before the start of %s (a negative index): it reads whatever "
                         "lies there.", a->guard_name, (long long)index, a->guard_name);
     else if (index < 0)
@@ -539,12 +585,14 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     if (!a || addr < a->base || addr + n > a->base + a->size || addr + n < addr) {
         a = emu_mem_lookup((uintptr_t)addr, n);
         if (!a) { global_oob(x, w, in, l, addr, n, acc); return NULL; }
+        if (!peer_ok(x, a)) { peer_denied(x, w, in, l, addr, acc, a); return NULL; }
         x->last_alloc = a;
         x->last_full = a->written_upto >= a->size;
         x->last_shadow = emu_race_shadow_of(x, a, 0);
     }
-    if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, acc, a);
+    if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, n, acc, a);
     size_t off = addr - a->base;
+    if (emu_order_on) emu_order_access(a, addr, addr + n, acc != ACC_LOAD, x->m, in->loc);
     if (acc == ACC_LOAD ? reads_never_written(a, off, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))
                         : acc == ACC_ATOMIC && !emu_alloc_written(a, off, n))
         uninit_global(x, w, in, l, addr, n, a);
@@ -685,7 +733,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
     emu_alloc *al = x->last_alloc;
     if (!al || lo < al->base || hi + n > al->base + al->size || hi + n < hi) {
         al = emu_mem_lookup((uintptr_t)lo, hi + n - lo);
-        if (!al) return 0;
+        if (!al || !peer_ok(x, al)) return 0;   /* the slow path says why */
         x->last_alloc = al;
         /* Knowing that every byte is written is cheaper than touching the flags at every access: an
          * input written by cudaMemcpy is usually whole. The scan resumes where the last one stopped. */
@@ -693,6 +741,7 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         x->last_shadow = emu_race_shadow_of(x, al, 0);
     }
     if (al->guard_name[0] && (lo < al->open_lo || hi + n > al->open_hi)) return 0;   /* a guard: said by resolve */
+    if (emu_order_on) emu_order_access(al, lo, hi + n, store, x->m, in->loc);
     /* Races: every store and atomic is recorded; a load is checked once the memory has a record, or
      * when it is a strong read that may acquire what another block released. */
     if (store || x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) {

@@ -87,28 +87,17 @@ static int run_addr2line(char *const argv[], char *out, size_t len)
     return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && used > 0;
 }
 
-/* "file:line" of the innermost place in the learner's code among the faulting instruction pc and the calls
- * that led to it (a fault inside memcpy or a library template is the learner's call of it); "" if none.
- * callee: what the learner's line called when the fault was inside it, as the header nearest the call
- * names it ("thrust/detail/reduce.inl"), or "a library" (memcpy); "" when the fault is the line's own. */
-static void learner_line(const void *pc, char *where, size_t len, char *callee, size_t callee_len)
+/* "file:line" of the innermost place in the learner's code among the instructions frames (innermost first),
+ * into where (left as it is when none is the learner's). callee: what the learner's line called when the
+ * first frame was inside it, as the header nearest the call names it ("thrust/detail/reduce.inl"), or
+ * "a library" (memcpy); "" when the first frame is the line's own. */
+static void frames_line(const uintptr_t *frames, int nframes, char *where, size_t len, char *callee,
+                        size_t callee_len)
 {
-    where[0] = '\0';
-    snprintf(callee, callee_len, "%s", emu_text("a library"));
-    if (!pc) return;
-    void *stack[64];
-    int n = backtrace(stack, 64), at = 0;
-    while (at < n && stack[at] != pc) at++;
     char exe[4096];
     ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (exe_len <= 0) return;
     exe[exe_len] = '\0';
-    /* the faulting instruction, then each caller's call instruction (its return address - 1), when the
-     * stack walked from here passes through it */
-    uintptr_t frames[FRAMES_MAX];
-    int nframes = 0;
-    frames[nframes++] = (uintptr_t)pc;
-    for (int i = at + 1; i < n && nframes < FRAMES_MAX; i++) frames[nframes++] = (uintptr_t)stack[i] - 1;
     char hex[FRAMES_MAX][24], *argv[FRAMES_MAX + 6] = { "addr2line", "-a", "-i", "-e", exe };
     int argc = 5;
     for (int i = 0; i < nframes; i++) {
@@ -146,20 +135,37 @@ static void learner_line(const void *pc, char *where, size_t len, char *callee, 
     }
 }
 
-/* ---- The finding ------------------------------------------------------------------------------------- */
-
-/* What lies at addr in a: "d_out[0]" for a harness's named array, else its byte in the allocation. */
-static void device_what(const emu_alloc *a, uintptr_t addr, char *buf, size_t len)
+/* "file:line" of the innermost place in the learner's code among the faulting instruction pc and the calls
+ * that led to it (a fault inside memcpy or a library template is the learner's call of it); "" if none, and
+ * callee as frames_line says. */
+static void learner_line(const void *pc, char *where, size_t len, char *callee, size_t callee_len)
 {
-    if (a->guard_name[0] && addr >= a->open_lo && addr < a->open_hi && a->guard_elem)
-        snprintf(buf, len, "%s[%llu]", a->guard_name, (unsigned long long)((addr - a->open_lo) / a->guard_elem));
-    else if (addr - a->base < a->size)
-        snprintf(buf, len, emu_text("byte %llu of the %zu bytes from %s"), (unsigned long long)(addr - a->base), a->size,
-                 a->what);
-    else
-        snprintf(buf, len, emu_text("%llu bytes past the end of the %zu bytes from %s"),
-                 (unsigned long long)(addr - a->base - a->size), a->size, a->what);
+    where[0] = '\0';
+    snprintf(callee, callee_len, "%s", emu_text("a library"));
+    if (!pc) return;
+    void *stack[64];
+    int n = backtrace(stack, 64), at = 0;
+    while (at < n && stack[at] != pc) at++;
+    /* the faulting instruction, then each caller's call instruction (its return address - 1), when the
+     * stack walked from here passes through it */
+    uintptr_t frames[FRAMES_MAX];
+    int nframes = 0;
+    frames[nframes++] = (uintptr_t)pc;
+    for (int i = at + 1; i < n && nframes < FRAMES_MAX; i++) frames[nframes++] = (uintptr_t)stack[i] - 1;
+    frames_line(frames, nframes, where, len, callee, callee_len);
 }
+
+void emu_host_frames_line(void *const *stack, int n, char *where, size_t len)
+{
+    uintptr_t frames[FRAMES_MAX];
+    int nframes = 0;
+    char callee[300];
+    where[0] = '\0';
+    for (int i = 0; i < n && nframes < FRAMES_MAX; i++) frames[nframes++] = (uintptr_t)stack[i] - 1;
+    frames_line(frames, nframes, where, len, callee, sizeof callee);
+}
+
+/* ---- The finding ------------------------------------------------------------------------------------- */
 
 int emu_host_fault(const void *addr, const void *pc, int write)
 {
@@ -167,7 +173,7 @@ int emu_host_fault(const void *addr, const void *pc, int write)
     if (!a) return 0;
     char where[600], what[300], callee[300];
     learner_line(pc, where, sizeof where, callee, sizeof callee);
-    device_what(a, (uintptr_t)addr, what, sizeof what);
+    emu_alloc_describe(a, (uintptr_t)addr, what, sizeof what);
     int kind = write == 1 ? EMU_FD_HOST_WRITE : EMU_FD_HOST_READ;
     if (where[0] && callee[0])
         emu_finding_at(kind, where, msg_in_call, what, callee);

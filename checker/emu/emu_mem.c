@@ -144,6 +144,7 @@ static emu_rec *emu_rec_new(void *base, size_t size, const char *what, int initi
     r->a.size = size;
     r->a.written_upto = initialised ? size : 0;
     r->a.what = what;
+    r->a.device = -1;   /* a module's variables; device memory gets its device below */
     return r;
 }
 
@@ -225,6 +226,18 @@ static void emu_rec_reserve(emu_rec *r, void *view, size_t bytes)
     r->reserved = p == MAP_FAILED ? 0 : rounded;
 }
 
+void emu_alloc_describe(const emu_alloc *a, uintptr_t addr, char *buf, size_t len)
+{
+    if (a->guard_name[0] && addr >= a->open_lo && addr < a->open_hi && a->guard_elem)
+        snprintf(buf, len, "%s[%llu]", a->guard_name, (unsigned long long)((addr - a->open_lo) / a->guard_elem));
+    else if (addr - a->base < a->size)
+        snprintf(buf, len, emu_text("byte %llu of the %zu bytes from %s"), (unsigned long long)(addr - a->base), a->size,
+                 a->what);
+    else
+        snprintf(buf, len, emu_text("%llu bytes past the end of the %zu bytes from %s"),
+                 (unsigned long long)(addr - a->base - a->size), a->size, a->what);
+}
+
 void *emu_mem_view(const void *p)
 {
     emu_alloc *a = emu_mem_lookup((uintptr_t)p, 1);
@@ -261,6 +274,7 @@ cudaError_t emu_rt_mem_alloc(void **out, size_t size, enum emu_mem_kind kind, co
     }
     memset(raw, initialised ? 0 : EMU_FRESH_BYTE, size);
     r->kind = kind;
+    if (kind == EMU_MEM_DEVICE) r->a.device = emu_rt_device_current();
     r->raw = raw;
     r->counted = size;
     emu_used += size;
@@ -296,6 +310,7 @@ void *emu_device_repeated(const void *chunk, size_t chunk_bytes, size_t total_by
         return NULL;
     }
     r->kind = EMU_MEM_DEVICE;
+    r->a.device = emu_rt_device_current();
     r->raw = base;
     r->mapped = mapped;
     r->counted = chunk_bytes;
@@ -312,6 +327,7 @@ cudaError_t emu_rt_mem_free(void *p, enum emu_mem_kind kind, const char *who)
         emu_finding(emu_msg_bad_free, who, p, emu_kind_allocator(kind));
         return cudaErrorInvalidValue;
     }
+    emu_order_forget(&r->a);
     emu_rec_free(emu_remove((uintptr_t)p));
     return cudaSuccess;
 }

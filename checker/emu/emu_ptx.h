@@ -298,6 +298,17 @@ const char *emu_loc_text(const emu_module *m, uint32_t loc, char *buf, size_t le
  * (following inlined_at out of the toolkit's headers); call, when that line lies in a function of the
  * learner's that was inlined, the line that calls it (call->line 0 when there is none). */
 void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place *call);
+/* call, the learner's call of the inlined function that location loc lies in (emu_loc_places), named
+ * instead by the innermost line of loc's inlined chain inside the body of f, the function that ran it, when
+ * the call named is itself inside another helper: "the call of load_pack" in the kernel, not "the call of
+ * load_words" in load_pack. */
+void emu_call_in_body(const emu_module *m, const struct emu_func *f, uint32_t loc, emu_place *call);
+/* A finding's two places (at and other, from locations at_loc and other_loc) whose lines lie in different
+ * functions (a read inside a helper, the copy it reads too early in the kernel's own code): each named
+ * instead by the innermost line of its inlined chain that lies in the body of f, the function that ran
+ * them, so that both are lines of the kernel where the two meet. Left as they are otherwise. */
+void emu_places_in_body(const emu_module *m, const struct emu_func *f, uint32_t at_loc, uint32_t other_loc,
+                        emu_place *at, emu_place *other);
 /* The place of the loop made of f's instructions first..last (a back edge's target and source): the line of
  * its for, while or do in the learner's file (line 0 when unknown). */
 void emu_loop_place(const emu_module *m, const emu_func *f, int first, int last, emu_place *at);

@@ -49,7 +49,63 @@ static const char *const kind_nouns[EMU_FD_COUNT] = {
     [EMU_FD_HOST_DIVIDE] = N_("division by zero in host code"),
     [EMU_FD_HOST_SHIFT] = N_("shift out of range in host code"),
     [EMU_FD_HOST_BOUNDS] = N_("index out of bounds in host code"),
+    [EMU_FD_STREAM_RACE] = N_("race between streams"),
+    [EMU_FD_PEER_ACCESS] = N_("access of a peer's memory without peer access"),
 };
+
+/* The question each kind of finding asks the learner, about the line it names: the hint of a failure whose
+ * finding is the strongest evidence it has, where no lesson hint answers that kind. NULL: the finding's own
+ * words say all there is (an instruction the emulator lacks, a printf format). */
+static const char *const kind_questions[EMU_FD_COUNT] = {
+    [EMU_FD_OOB_GLOBAL] = N_("Which index does the line above use, and is every thread's index checked against "
+                             "n?"),
+    [EMU_FD_OOB_SHARED] = N_("Which index does the line above use, and how many elements does the shared array "
+                             "hold?"),
+    [EMU_FD_OOB_LOCAL] = N_("Which index into the local array at the line above goes past its size?"),
+    [EMU_FD_MISALIGNED] = N_("Is the address at the line above a multiple of the access's size (16 for int4, "
+                             "float4)?"),
+    [EMU_FD_UNINIT_GLOBAL] = N_("Which code should write what the line above reads, and does it run before this "
+                                "read?"),
+    [EMU_FD_UNINIT_SHARED] = N_("Which thread should write what the line above reads, and does it, before this "
+                                "read?"),
+    [EMU_FD_RACE] = N_("Which barrier should stand between the two accesses above, so the write comes first?"),
+    [EMU_FD_WARP_RACE] = N_("What orders the two accesses above inside their warp: a __syncwarp(), or a shuffle?"),
+    [EMU_FD_GLOBAL_RACE] = N_("Several threads update this element: which atomic, or which one thread, should do "
+                              "it?"),
+    [EMU_FD_BAR_DIVERGENT] = N_("Which threads skip the barrier at the line above? Can it move out of the "
+                                "branch?"),
+    [EMU_FD_BAR_EXITED] = N_("Which threads returned before the barrier above? Can they skip their work instead?"),
+    [EMU_FD_MEMBERS] = N_("Which lanes in the mask of the warp instruction above are not there when it runs?"),
+    [EMU_FD_SHFL_ABSENT] = N_("Which lane does the shuffle above read from, and does that lane take part in it?"),
+    [EMU_FD_BUDGET] = N_("Which loop's condition never changes for some thread?"),
+    [EMU_FD_ENDLESS] = N_("What changes the condition of the loop at the line above, for every thread?"),
+    [EMU_FD_STACK] = N_("Which call at the line above goes on calling itself without an end?"),
+    [EMU_FD_TRAP] = N_("Which condition makes the line above stop the kernel?"),
+    [EMU_FD_ASSERT] = N_("Which condition at the line above is false, and why?"),
+    [EMU_FD_LAUNCH] = N_("Which launch setting (grid, block, shared memory) is outside the device's limits?"),
+    [EMU_FD_GUARD_READ] = N_("Which index does the line above read, and is it checked against n before the read?"),
+    [EMU_FD_GUARD_WRITE] = N_("Which element should the line above write, and which threads should write it?"),
+    [EMU_FD_CLUSTER_BAR] = N_("Which threads of the cluster skip the cluster barrier at the line above?"),
+    [EMU_FD_GRID_SYNC] = N_("Was the kernel launched cooperatively, and does every block reach grid.sync()?"),
+    [EMU_FD_OOB_DSMEM] = N_("Which rank and index does the line above use in another block's shared memory?"),
+    [EMU_FD_DSMEM_RACE] = N_("Which cluster barrier should stand between the other block's write and this read?"),
+    [EMU_FD_DSMEM_EXITED] = N_("Which cluster barrier keeps a block running until the others have read its "
+                               "memory?"),
+    [EMU_FD_CP_ASYNC] = N_("Which wait for the copy should come before the line above reads what it brings?"),
+    [EMU_FD_HOST_READ] = N_("Which pointers of your host code hold device memory? The host reaches it only "
+                            "through the runtime's calls (cudaMemcpy, cudaMemset) and kernels."),
+    [EMU_FD_HOST_WRITE] = N_("Which pointers of your host code hold device memory? The host reaches it only "
+                             "through the runtime's calls (cudaMemcpy, cudaMemset) and kernels."),
+    [EMU_FD_HOST_OVERFLOW] = N_("Which type holds the value at the line above, and can it hold the largest one?"),
+    [EMU_FD_HOST_DIVIDE] = N_("Which divisor at the line above can be zero, and what should the code do then?"),
+    [EMU_FD_HOST_SHIFT] = N_("How far does the line above shift, and is that less than its type's width?"),
+    [EMU_FD_HOST_BOUNDS] = N_("Which index at the line above goes past the end of its array?"),
+};
+
+const char *emu_kind_question(int kind)
+{
+    return kind >= 0 && kind < EMU_FD_COUNT ? kind_questions[kind] : NULL;
+}
 
 static const char *const label_names[EMU_LABEL_COUNT] = {
     [EMU_LABEL_NONE] = "", [EMU_LABEL_READ] = "read", [EMU_LABEL_WRITE] = "write", [EMU_LABEL_ATOMIC] = "atomic",

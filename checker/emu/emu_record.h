@@ -32,12 +32,18 @@ typedef enum emu_kind {
     EMU_FD_DSMEM_RACE, EMU_FD_DSMEM_EXITED, EMU_FD_CP_ASYNC,
     /* the learner's host code (emu_host_fault.c, emu_host_ub.c): at its line, in no kernel */
     EMU_FD_HOST_READ, EMU_FD_HOST_WRITE, EMU_FD_HOST_OVERFLOW, EMU_FD_HOST_DIVIDE, EMU_FD_HOST_SHIFT,
-    EMU_FD_HOST_BOUNDS, EMU_FD_COUNT
+    EMU_FD_HOST_BOUNDS,
+    /* work on two streams or devices that touches the same bytes in no order (emu_order.c) */
+    EMU_FD_STREAM_RACE,
+    /* a kernel's access of another device's memory without peer access */
+    EMU_FD_PEER_ACCESS, EMU_FD_COUNT
 } emu_kind;
 
 /* A kind's English noun ("race between warps"), short enough for "The same %s as above": its stable name.
  * "problem" for a number that is no kind. */
 const char *emu_kind_noun(int kind);
+/* The question a kind of finding asks about its line (English, the caller translates it), or NULL. */
+const char *emu_kind_question(int kind);
 /* The kind whose noun is the len bytes at noun, or -1. */
 int emu_kind_of(const char *noun, size_t len);
 

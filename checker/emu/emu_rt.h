@@ -94,6 +94,13 @@ size_t emu_rt_mem_total(void);
 /* Frees every runtime-owned allocation (cudaDeviceReset). */
 void emu_rt_mem_reset(void);
 
+/* ---- Copies (emu_api.c) ---------------------------------------------------------------------------------- */
+
+/* The copy behind every cudaMemcpy flavour, enqueued on stream s (the default stream for the ones without
+ * Async): the pointers checked by kind (Default looks them up), the bytes moved, the order recorded. */
+cudaError_t emu_rt_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, const char *who,
+                        cudaStream_t s);
+
 /* ---- Places in the learner's code (emu_diag.c), for the findings about host code ------------------------ */
 
 /* 1 for a file of the toolkit or the system (a header's own code is not where a learner's mistake is). */
@@ -156,5 +163,62 @@ int emu_fatbin_ptx(const void *wrapper, const char **ptx, size_t *len, char *err
 
 /* Whether s is the default stream or a live stream from cudaStreamCreate. */
 int emu_rt_stream_valid(cudaStream_t s);
+
+/* The order queue of a valid stream s (emu_order.c) and the device it belongs to: a created stream's own, or
+ * the current device's legacy stream for the default stream. */
+int emu_rt_stream_queue(cudaStream_t s, int *device);
+
+/* 1 for the default stream (0, cudaStreamLegacy, cudaStreamPerThread). */
+static inline int emu_rt_stream_is_default(cudaStream_t s)
+{
+    return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread;
+}
+
+/* ---- Devices (emu_devices.c): EMU_DEVICES of them (4 unless set), each with its memory and streams ------- */
+
+#define EMU_MAX_DEVICES 16
+
+int emu_rt_device_count(void);
+int emu_rt_device_current(void);
+/* cudaSuccess for a device that exists; else a finding naming who asked, and cudaErrorInvalidDevice. */
+cudaError_t emu_rt_device_check(int device, const char *who);
+void emu_rt_devices_reset(void);
+
+/* ---- Order between streams and devices (emu_order.c) ------------------------------------------------------ */
+
+/* Queues: 0 .. EMU_MAX_DEVICES-1 are the devices' legacy default streams, the rest created streams. */
+#define EMU_ORDER_QUEUES 128
+typedef struct emu_order_clock emu_order_clock;   /* an event's: what its record covers */
+
+int emu_order_legacy(int device);
+/* A queue for a stream created on device (-1 when every slot is taken: the stream then shares the device's
+ * legacy queue, an order that may hide a race but invents none); blocking: it waits for the legacy stream. */
+int emu_order_queue_new(int device, int blocking);
+void emu_order_queue_free(int q);
+/* cudaEventRecord on queue q: the clock e (made when NULL) now covers q's work so far. Returns e. */
+emu_order_clock *emu_order_record(emu_order_clock *e, int q);
+void emu_order_clock_free(emu_order_clock *e);
+/* cudaStreamWaitEvent: q's later work is ordered after what e covers (NULL: never recorded, no wait). */
+void emu_order_wait(int q, const emu_order_clock *e);
+/* The host waited for an event, a queue, or every queue of a device. */
+void emu_order_host_wait_clock(const emu_order_clock *e);
+void emu_order_host_wait_queue(int q);
+void emu_order_host_wait_device(int device);
+/* cudaMemcpyPeer's rule: serialized with all work, earlier and later, on these devices. */
+void emu_order_serialize_devices(const int *devices, int count);
+/* An operation on queue q of device: a kernel or a copy, named by what ("kernel add", "cudaMemcpyPeerAsync").
+ * Between begin and end, emu_order_range (the runtime's copies) and emu_order_access (the engine) give what it
+ * touches; end checks it against the operations still in flight and files a finding for a conflict. */
+void emu_order_begin(int q, int device, const char *what);
+void emu_order_range(const emu_alloc *a, uintptr_t lo, size_t len, int write);
+void emu_order_end(void);
+/* Start recording accesses (done by emu_order_begin once a second queue has work). */
+void emu_order_track_start(void);
+/* An allocation is freed: its ranges leave the log. */
+void emu_order_forget(const emu_alloc *a);
+void emu_order_reset(void);
+
+/* "file:line" of the innermost place in the learner's code among the host frames (backtrace's), or "". */
+void emu_host_frames_line(void *const *frames, int nframes, char *where, size_t len);
 
 #endif

@@ -29,6 +29,10 @@ static const char emu_msg_shared_optin[] =
     "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))");
 static const char emu_msg_bad_stream[] =
     N_("kernel %s was launched on a stream that was never created or is already destroyed");
+static const char emu_msg_stream_device[] =
+    N_("kernel %s was launched on a stream of device %d while the current device is %d: a kernel runs on the "
+    "current device, on one of its own streams (call cudaSetDevice(%d) before the launch)");
+static const char emu_msg_kernel_op[] = N_("kernel %s");
 static const char emu_msg_no_args[] =
     N_("kernel %s takes %d parameters but the launch passed no argument array");
 static const char emu_msg_config_overflow[] =
@@ -458,6 +462,11 @@ static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *
         emu_finding(emu_msg_bad_stream, emu_kernel_name(k));
         return emu_rt_fail(cudaErrorInvalidResourceHandle);
     }
+    int device, queue = emu_rt_stream_queue(l->stream, &device);
+    if (device != emu_rt_device_current()) {
+        emu_finding(emu_msg_stream_device, emu_kernel_name(k), device, emu_rt_device_current(), device);
+        return emu_rt_fail(cudaErrorInvalidResourceHandle);
+    }
     err = emu_check_config(f, k, l->grid, l->block, l->shared);
     if (err != cudaSuccess) return emu_rt_fail(err);
     dim3 cluster;
@@ -484,8 +493,12 @@ static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *
     emu_launch_result r;
     memset(&r, 0, sizeof r);
     emu_launch_config c = { { l->grid.x, l->grid.y, l->grid.z }, { l->block.x, l->block.y, l->block.z }, l->shared,
-                            { cluster.x, cluster.y, cluster.z }, l->cooperative };
+                            { cluster.x, cluster.y, cluster.z }, l->cooperative, device };
+    char what[200];
+    snprintf(what, sizeof what, emu_text(emu_msg_kernel_op), emu_kernel_name(k));
+    emu_order_begin(queue, device, what);
     emu_launch_ex(k, &c, args, &r);
+    emu_order_end();
     emu_rt_metrics_add(&r.metrics);
     return emu_rt_kernel_error((cudaError_t)r.error);
 }

@@ -89,6 +89,19 @@ int harness_explain_int(int expected, int actual, char *buf, size_t len);
  * holds when it is one of the usual subsets (harness_explain_subset); 0 for a plain difference. */
 int harness_explain_total(const int *h, size_t n, int expected, int actual, char *buf, size_t len);
 
+/* How many of an element's low bytes were written over the poison while the others still hold it: a
+ * cudaMemset or cudaMemcpy of fewer bytes than the element (cudaMemset(d_out, 0, 1) leaves an int's
+ * 0xDEADBEEF as 0xDEADBE00). 0 when value (size bytes, little-endian as the GPU stores it) is not the poison
+ * partly overwritten. Where only one byte of the poison is left, the written bytes must be one memset's: all
+ * the same, and not 0xFF (a GPU's NaN, 0x7FFF, would otherwise pass for a half's). */
+int harness_poison_bytes_written(uint64_t value, uint64_t poison, size_t size);
+/* Describes a value that harness_poison_bytes_written says is the poison partly overwritten (written of its
+ * size bytes), as a sentence fragment, and records the evidence "poison-partial bytes=K of=S". */
+void harness_explain_partial_poison(uint64_t value, uint64_t poison, size_t size, int written, char *buf,
+                                    size_t len);
+/* The question for such an output: how many bytes the memset or copy covers (translated). */
+const char *harness_partial_poison_hint(void);
+
 /* Fails the test with a message in the course's shape: what went wrong, then a hint. */
 #define harness_fail(hint, ...) harness_fail_at(__FILE__, __LINE__, (hint), __VA_ARGS__)
 void harness_fail_at(const char *file, int line, const char *hint, const char *fmt, ...)
@@ -482,6 +495,8 @@ enum harness_seen {
     SEEN_NOTHING,     /* every output right */
     SEEN_MODEL,       /* the outputs are a bug model's (two models: both are named) */
     SEEN_UNWRITTEN,   /* some outputs still hold the poison */
+    SEEN_PARTIAL_POISON, /* some outputs hold the poison with some of their low bytes written (a memset or a
+                            copy of fewer bytes than the element) */
     SEEN_NONFINITE,   /* NaN or inf where the result is finite */
     SEEN_FACTOR,      /* every wrong output is the right one times one factor */
     SEEN_ROW_FACTOR,  /* each wrong row is the right row times a factor of its own */

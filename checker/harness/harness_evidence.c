@@ -290,6 +290,27 @@ static int scaled(const harness_output *o, const unsigned char *wrong, size_t fi
     return !isnan(*k) && fabs(*k - 1) > 1e-6;
 }
 
+/* The bits of output i, when it is an int's or a float's poison partly overwritten (its value, the poison,
+ * how many low bytes were written), else 0. The values come as doubles: an int's is whole, a float's
+ * converts back exactly (a NaN's payload too). */
+static int partial_poison_at(const harness_output *o, size_t i, uint32_t *value, uint32_t *poison)
+{
+    double g = o->got[i];
+    if (unwritten_at(o, i)) return 0;
+    if (g == floor(g) && g >= INT32_MIN && g <= INT32_MAX) {
+        *value = (uint32_t)(int32_t)g, *poison = (uint32_t)HARNESS_POISON_INT;
+        int written = harness_poison_bytes_written(*value, *poison, 4);
+        if (written) return written;
+    }
+    float f = (float)g;
+    if (isnan(g) || (double)f == g) {
+        memcpy(value, &f, sizeof *value);
+        *poison = HARNESS_POISON_FLOAT_BITS;
+        return harness_poison_bytes_written(*value, *poison, 4);
+    }
+    return 0;
+}
+
 static void classify(const harness_output *o, const unsigned char *wrong, harness_diagnosis *d)
 {
     size_t count = d->count;
@@ -302,7 +323,27 @@ static void classify(const harness_output *o, const unsigned char *wrong, harnes
         unwritten += unwritten_at(o, i);
         nonfinite += !unwritten_at(o, i) && isfinite(o->want[i]) && !isfinite(o->got[i]);
     }
-    if (unwritten) {
+    size_t partial = 0, first_partial = count;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t value, poison;
+        mark[i] = wrong[i] && partial_poison_at(o, i, &value, &poison) > 0;
+        partial += mark[i];
+        if (mark[i] && first_partial == count) first_partial = i;
+    }
+    if (partial) {
+        /* Said before any poison left whole: a memset of too few bytes leaves both, and it is the cause. */
+        uint32_t value = 0, poison = 0;
+        int written = partial_poison_at(o, first_partial, &value, &poison);
+        char first[600];
+        describe_marks(o, mark, &w);
+        d->seen = SEEN_PARTIAL_POISON;
+        harness_explain_partial_poison(value, poison, 4, written, first, sizeof first);
+        if (partial < count) snprintf(d->where, sizeof d->where, "%s", w.words);
+        snprintf(d->words, sizeof d->words, _n("%zu of the %zu outputs is the poison partly overwritten (%s): %s",
+                                               "%zu of the %zu outputs are the poison partly overwritten (%s); the "
+                                               "first: %s", (unsigned long)partial),
+                 partial, count, w.words, first);
+    } else if (unwritten) {
         for (size_t i = 0; i < count; i++) mark[i] = unwritten_at(o, i);
         describe_marks(o, mark, &w);
         d->seen = SEEN_UNWRITTEN;
@@ -405,6 +446,7 @@ const char *harness_diagnosis_hint(const harness_diagnosis *d, const char *where
 {
     switch (d->seen) {
     case SEEN_MODEL: return d->hint;
+    case SEEN_PARTIAL_POISON: return harness_partial_poison_hint();
     case SEEN_UNWRITTEN: case SEEN_PATTERN: return where_hint ? _(where_hint) : NULL;
     case SEEN_FACTOR: case SEEN_ROW_FACTOR: return scale_hint ? _(scale_hint) : NULL;
     default: return NULL;

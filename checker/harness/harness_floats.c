@@ -57,6 +57,13 @@ void harness_explain_float(double expected, float actual, float guard, char *buf
                                    "nothing was written to it"));
         return;
     }
+    uint32_t bits;
+    memcpy(&bits, &actual, sizeof bits);
+    int written = harness_poison_bytes_written(bits, HARNESS_POISON_FLOAT_BITS, 4);
+    if (written > 0) {
+        harness_explain_partial_poison(bits, HARNESS_POISON_FLOAT_BITS, 4, written, buf, len);
+        return;
+    }
     if (guard_seen && (actual == guard || actual == -guard)) {
         snprintf(buf, len, _("it is %g, the guard value the checker keeps just outside the input: an element "
                              "outside [0, n) was read"),

@@ -70,10 +70,9 @@ static int shown_before(char class, const char *key, size_t len)
 
 /* text (len bytes) indented under the test, broken so that no line passes 100 columns: between words, or
  * between two Chinese characters (text_fit). A label ("Hint:") starts the first line, in bold, then a space
- * (none after a full-width mark: "提示："); the lines after it are indented past it. At most max_lines
- * lines (0: all), the last one cut after a word with "…" when the text needs more. Printed when print;
+ * (none after a full-width mark: "提示："); the lines after it are indented past it. Printed when print;
  * returns the number of lines either way. */
-static int wrap(const char *label, const char *text, int len, int max_lines, int print)
+static int wrap(const char *label, const char *text, int len, int print)
 {
     size_t label_len = label ? strlen(label) : 0;
     const char *space = label_len && (unsigned char)label[label_len - 1] < 0x80 ? " " : "";
@@ -84,13 +83,12 @@ static int wrap(const char *label, const char *text, int len, int max_lines, int
     if (tidy) text = tidy;
     while (left > 0) {
         size_t next, cut = text_fit(text, left, width, &next);
-        int last = ++lines == max_lines && next < left;
-        if (last) cut = text_fit(text, left, width - 2, &next);
-        if (print && lines == 1 && label)
-            printf("%*s%s%s%s%s%.*s%s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text, last ? " …" : "");
+        if (print && ++lines == 1 && label)
+            printf("%*s%s%s%s%s%.*s\n", REPORT_INDENT, "", BOLD, label, RESET, space, (int)cut, text);
         else if (print)
-            printf("%*s%*s%.*s%s\n", REPORT_INDENT, "", indent, "", (int)cut, text, last ? " …" : "");
-        if (last) break;
+            printf("%*s%*s%.*s\n", REPORT_INDENT, "", indent, "", (int)cut, text);
+        else
+            lines++;   /* only counted */
         text += next;
         left -= next;
     }
@@ -109,12 +107,12 @@ static void print_wrapped(const char *label, const char *text, int len)
         if (joined) {
             int n = sprintf(joined, "%s %.*s", pending_tag, len, text);
             pending_tag[0] = '\0';
-            lines_used += wrap(NULL, joined, n, 0, 1);
+            lines_used += wrap(NULL, joined, n, 1);
             free(joined);
             return;
         }
     }
-    lines_used += wrap(label, text, len, 0, 1);
+    lines_used += wrap(label, text, len, 1);
 }
 
 /* ---- A message, taken apart ------------------------------------------------------------------------- */
@@ -174,11 +172,26 @@ static int finding_key(const emu_record *r, char *buf, size_t len)
     return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
 }
 
+/* Its kind and its second place (the copy a read came too early for, the other side of a race), or 0
+ * when it has none: two reads of one copy too early, at two lines, are one mistake. */
+static int second_key(const emu_record *r, char *buf, size_t len)
+{
+    if (!r->other.line) return 0;
+    char place[300];
+    int n = snprintf(buf, len, "%s|%s", emu_kind_noun(r->kind), emu_place_text(&r->other, place, sizeof place));
+    return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+}
+
 static int finding_shown(const emu_record *r, int remember)
 {
-    char key[400];
-    int len = finding_key(r, key, sizeof key);
-    return remember ? shown_before('f', key, (size_t)len) : was_shown('f', key, (size_t)len);
+    char key[400], other[400];
+    int len = finding_key(r, key, sizeof key), other_len = second_key(r, other, sizeof other);
+    int shown = was_shown('f', key, (size_t)len) || (other_len && was_shown('o', other, (size_t)other_len));
+    if (remember) {
+        shown_before('f', key, (size_t)len);
+        if (other_len) shown_before('o', other, (size_t)other_len);
+    }
+    return shown;
 }
 
 /* "The same race inside a warp as above, at exercises/02-interleaved/v1_interleaved.cu:26." (or, for a
@@ -237,6 +250,39 @@ static size_t message_shape(const message *m, char *shape, size_t cap)
                 !len || shape[len - 1] != '#')
                 shape[len++] = (*c >= '0' && *c <= '9') || *c == '-' ? '#' : *c;
     return len;
+}
+
+/* A later failure's message said in at most max_lines lines, and still a sentence: cut after the last clause
+ * that fits (before ", ", ": ", "; ", " (" or their full-width twins), with a full stop, never in the middle
+ * with an ellipsis. A message whose first clause alone needs more lines is said up to that clause. */
+static void print_cut(const char *text, int len, int max_lines)
+{
+    static const char *const breaks[] = {", ", ": ", "; ", " (", ". ", "，", "：", "；", "（", "。"};
+    int best = -1, first = -1;
+    for (int at = 1; at < len; at++)
+        for (size_t b = 0; b < sizeof breaks / sizeof *breaks; b++) {
+            size_t blen = strlen(breaks[b]);
+            if ((size_t)(len - at) < blen || memcmp(text + at, breaks[b], blen)) continue;
+            /* The clause up to here, with its full stop: "。" after a Chinese character. */
+            int wide = (unsigned char)text[at - 1] >= 0x80;
+            char *clause = malloc((size_t)at + 4);
+            if (!clause) return;
+            int n = sprintf(clause, "%.*s%s", at, text, wide ? "。" : ".");
+            if (first < 0) first = at;
+            if (wrap(NULL, clause, n, 0) <= max_lines) best = at;
+            free(clause);
+            break;
+        }
+    int at = best >= 0 ? best : first;
+    if (at < 0) {
+        print_wrapped(NULL, text, len);
+        return;
+    }
+    char *clause = malloc((size_t)at + 4);
+    if (!clause) return;
+    int n = sprintf(clause, "%.*s%s", at, text, (unsigned char)text[at - 1] >= 0x80 ? "。" : ".");
+    print_wrapped(NULL, clause, n);
+    free(clause);
 }
 
 /* ---- A test ----------------------------------------------------------------------------------------- */
@@ -302,7 +348,7 @@ static void print_failure(const char *msg)
     int cut = 0;
     if (later && !fresh) {
         int full = 0, ahead = 2 * (tests_expected - tests_reported);
-        for (int i = 0; i < m.nlines; i++) full += wrap(NULL, m.line[i].text, m.line[i].len, 0, 0);
+        for (int i = 0; i < m.nlines; i++) full += wrap(NULL, m.line[i].text, m.line[i].len, 0);
         int room = REPORT_TEST_LINES - lines_used - (ahead > 0 ? ahead : 0);
         cut = full <= room ? 0 : room >= 2 ? 2 : 1;
     }
@@ -319,7 +365,7 @@ static void print_failure(const char *msg)
         } else if (!cut) {
             print_wrapped(NULL, m.line[i].text, m.line[i].len);
         } else if (!plain_shown++) {
-            lines_used += wrap(NULL, m.line[i].text, m.line[i].len, cut, 1);
+            print_cut(m.line[i].text, m.line[i].len, cut);
         }
     }
     if (m.hint && !later) {

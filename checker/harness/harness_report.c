@@ -59,6 +59,15 @@ int harness_findings_lines(char *buf, size_t len)
     return n;
 }
 
+/* The question of the first of n findings that names a line of the learner's code, in the learner's
+ * language, or NULL. */
+static const char *finding_question(const emu_record *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (r[i].at.line > 0 && emu_kind_question(r[i].kind)) return _(emu_kind_question(r[i].kind));
+    return NULL;
+}
+
 /* Fails the test with msg between the records before (the findings that came before the failure and
  * caused it: said first) and the pending guard findings (they complete msg's explanation), then the hint.
  * after: records that msg announces, said right after it. */
@@ -68,6 +77,16 @@ static void fail_with(const char *file, int line, const char *hint, const emu_re
                       const char *msg, const emu_record *after, int nafter)
 {
     static char text[65536];
+    /* A finding at the learner's line is the strongest evidence the failure has: its question is the hint,
+     * where the suite's (about the shape of what came back: which outputs, off by what) would point away. */
+    const char *question = finding_question(before, nbefore);
+    if (!question) question = finding_question(after, nafter);
+    if (!question) question = finding_question(pending, npending);
+    /* Then an output that is the poison partly overwritten: a memset or a copy of too few bytes, whatever the
+     * error's other numbers say. */
+    if (!question && strstr(harness_evidence_lines(), HARNESS_EVIDENCE_PREFIX "poison-partial "))
+        question = harness_partial_poison_hint();
+    if (question) hint = question;
     size_t used = add_records(text, sizeof text, 0, before, nbefore);
     used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", used ? "\n" : "", msg);
     if (used >= sizeof text) used = sizeof text - 1;
@@ -124,6 +143,52 @@ static int guard_read_possible(void)
 
 int harness_guard_read_seen(void) { return guard_read_possible(); }
 
+int harness_poison_bytes_written(uint64_t value, uint64_t poison, size_t size)
+{
+    if (size < 2 || size > 8) return 0;
+    uint64_t mask = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1, differs = (value ^ poison) & mask;
+    int written = 0;
+    while (differs >> (8 * written)) written++;
+    if (written == 0 || (size_t)written >= size) return 0;
+    if (size - (size_t)written < 2) {
+        unsigned first = value & 0xFF;
+        for (int k = 1; k < written; k++)
+            if (((value >> (8 * k)) & 0xFF) != first) return 0;
+        if (first == 0xFF) return 0;
+    }
+    return written;
+}
+
+void harness_explain_partial_poison(uint64_t value, uint64_t poison, size_t size, int written, char *buf,
+                                    size_t len)
+{
+    int digits = 2 * (int)size;
+    harness_evidence("poison-partial", "bytes=%d of=%zu", written, size);
+    if (written == 1)
+        snprintf(buf, len, _("it is 0x%0*llX, the poison 0x%0*llX that the checker put there with only its lowest "
+                             "byte changed: 1 of the value's %zu bytes was written, as by a cudaMemset or "
+                             "cudaMemcpy of fewer bytes than the element has"),
+                 digits, (unsigned long long)value, digits, (unsigned long long)poison, size);
+    else
+        snprintf(buf, len, _("it is 0x%0*llX, the poison 0x%0*llX that the checker put there with only its low %d "
+                             "bytes changed: %d of the value's %zu bytes were written, as by a cudaMemset or "
+                             "cudaMemcpy of fewer bytes than the element has"),
+                 digits, (unsigned long long)value, digits, (unsigned long long)poison, written, written, size);
+}
+
+const char *harness_partial_poison_hint(void)
+{
+    return _("How many bytes does the cudaMemset or cudaMemcpy write, and how many does the output have?");
+}
+
+/* 1 when the low written bytes of value are all alike, as one memset leaves them. */
+static int memset_bytes(uint32_t value, int written)
+{
+    for (int k = 1; k < written; k++)
+        if (((value >> (8 * k)) & 0xFF) != (value & 0xFF)) return 0;
+    return 1;
+}
+
 int harness_explain_int(int expected, int actual, char *buf, size_t len)
 {
     uint32_t diff = (uint32_t)actual - (uint32_t)expected;
@@ -139,6 +204,29 @@ int harness_explain_int(int expected, int actual, char *buf, size_t len)
         snprintf(buf, len, _("it is the right sum plus the poison value %d that d_out held before the run: "
                              "the accumulator was added to without being set to 0 first"),
                  HARNESS_POISON_INT);
+        return 1;
+    }
+    /* The poison partly overwritten: left so (the kernel wrote nothing), or the start of a sum the kernel added
+     * to (cudaMemset(d_out, 0, 1), then atomicAdd). Where both fit, the one that a memset's bytes (all alike)
+     * explain, else the one with fewer bytes written. */
+    int left = harness_poison_bytes_written((uint32_t)actual, (uint32_t)HARNESS_POISON_INT, 4),
+        started = harness_poison_bytes_written(diff, (uint32_t)HARNESS_POISON_INT, 4);
+    if (left && started) {
+        int left_memset = memset_bytes((uint32_t)actual, left), started_memset = memset_bytes(diff, started);
+        if (left_memset != started_memset) left = left_memset ? left : 0;
+        else if (started < left) left = 0;
+    }
+    if (left) {
+        harness_explain_partial_poison((uint32_t)actual, (uint32_t)HARNESS_POISON_INT, 4, left, buf, len);
+        return 1;
+    }
+    if (started) {
+        char start[600];
+        harness_explain_partial_poison(diff, (uint32_t)HARNESS_POISON_INT, 4, started, start, sizeof start);
+        /* TRANSLATORS: %s: "it is 0x..., the poison ... with only its lowest byte changed: ..." about the value
+           d_out held before the kernel added the sum to it. */
+        snprintf(buf, len, _("it is the right sum plus what d_out held when the kernel began to add to it, and %s"),
+                 start);
         return 1;
     }
     for (int64_t k = -2 * HARNESS_GUARD_ELEMS; k <= 2 * HARNESS_GUARD_ELEMS && guard_read_possible(); k++) {

@@ -15,8 +15,11 @@
  *                     int rows, int cols, float eps): an fp16 LayerNorm per row (15)
  *   METRICS_ROWMAP    int fn(const float *d_in, float *d_out, int rows, int cols, int path): a softmax per row on
  *                     the path its dispatch chooses (16)
- * and the library's (12), for `make show` only:
+ * and the library's (12) and the ring's (17), for `make show` only:
  *   METRICS_LIBRARY   int fn(const int *d_in, int n) (Thrust), then sum_cub(d_in, d_out, n, 0) (CUB)
+ *   METRICS_RING      cudaError_t fn(float *const *d_bufs, float *const *d_scratch, const int *devices,
+ *                     int ranks, size_t n, cudaStream_t const *streams): an all-reduce of n floats over a ring
+ *                     of METRICS_RANKS emulated devices
  *
  * Usage: metrics [n [block [cols]]]   (defaults: n = 2^20, block = 256, cols = METRICS_COLS; the input is
  * the same on every run)
@@ -42,6 +45,10 @@
 #define METRICS_NORM16 6
 #define METRICS_LIBRARY 7
 #define METRICS_ROWMAP 8
+#define METRICS_RING 9
+#define METRICS_RANKS 4
+/* Part III's shapes: rows of cols values. */
+#define METRICS_ROWWISE (METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY && METRICS_SHAPE != METRICS_RING)
 #define METRICS_COLS 1024
 
 #if !defined(METRICS_FN) || !defined(METRICS_SHAPE)
@@ -98,7 +105,7 @@ static void name_buffer(const void *p, size_t bytes, const char *name, size_t el
     if (getenv("EMU_TRACE")) emu_mem_guard(p, bytes, name, elem);
 }
 
-#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+#if METRICS_ROWWISE
 /* float to fp16 bits, to nearest even (the values here are multiples of 1/8 below 13: exact). */
 static uint16_t to_half(float f)
 {
@@ -196,7 +203,7 @@ int main(int argc, char **argv)
     emu_metrics m;
     emu_metrics_take(&m); /* start from zero */
 
-#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+#if METRICS_ROWWISE
     /* Rows of cols values in [-12.5, 12.5]. */
     int rows = n / cols;
     if (rows < 1) return fail("needs n >= cols");
@@ -222,6 +229,37 @@ int main(int argc, char **argv)
     if (sum_cub(d_in, d_out, n, 0) || cudaDeviceSynchronize()) return fail("failed to launch or to run");
     cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
     ok = ok && got == expected;
+    (void)out_count; (void)block;
+#elif METRICS_SHAPE == METRICS_RING
+    /* Eighths of small integers, so that every order of the ranks' additions gives the exact sum. */
+    int devices[METRICS_RANKS];
+    float *d_bufs[METRICS_RANKS], *d_scratch[METRICS_RANKS], *h = malloc((size_t)n * sizeof *h);
+    double *expected = calloc((size_t)n, sizeof *expected);
+    cudaStream_t streams[METRICS_RANKS];
+    size_t chunk = ((size_t)n + METRICS_RANKS - 1) / METRICS_RANKS;
+    if (!h || !expected) return fail("could not get host memory");
+    for (int r = 0; r < METRICS_RANKS; r++) {
+        char name[32];
+        devices[r] = r;
+        for (int i = 0; i < n; i++) h[i] = (float)value_at(&state) / 8.0f, expected[i] += h[i];
+        if (cudaSetDevice(r) || cudaStreamCreate(&streams[r]) || cudaMalloc((void **)&d_bufs[r], (size_t)n * sizeof *h) ||
+            cudaMalloc((void **)&d_scratch[r], chunk * sizeof *h) ||
+            cudaMemcpy(d_bufs[r], h, (size_t)n * sizeof *h, cudaMemcpyHostToDevice))
+            return fail("could not set up device memory");
+        snprintf(name, sizeof name, "d_bufs[%d]", r);
+        name_buffer(d_bufs[r], (size_t)n * sizeof *h, name, sizeof *h);
+        snprintf(name, sizeof name, "d_scratch[%d]", r);
+        name_buffer(d_scratch[r], chunk * sizeof *h, name, sizeof *h);
+    }
+    if (METRICS_FN(d_bufs, d_scratch, devices, METRICS_RANKS, (size_t)n, streams)) return fail("failed to launch or to run");
+    for (int r = 0; r < METRICS_RANKS; r++) {
+        if (cudaSetDevice(r) || cudaStreamSynchronize(streams[r]) ||
+            cudaMemcpy(h, d_bufs[r], (size_t)n * sizeof *h, cudaMemcpyDeviceToHost))
+            return fail("failed to launch or to run");
+        for (int i = 0; i < n; i++) ok = ok && h[i] == (float)expected[i];
+    }
+    free(h);
+    free(expected);
     (void)out_count; (void)block;
 #elif METRICS_SHAPE == METRICS_FLOAT
     float *h_in = malloc((size_t)n * sizeof *h_in), *d_in, *d_out, got;
@@ -271,7 +309,7 @@ int main(int argc, char **argv)
      * warps. threads_per_block is the last launch's (a second pass may use another). */
     double warps = (double)((m.threads_per_block + 31) / 32);
     printf("n=%d block=%d", n, block);
-#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+#if METRICS_ROWWISE
     printf(" cols=%d", cols);
 #endif
     printf(" warp_instructions=%llu thread_instructions=%llu divergent_branches=%llu",
@@ -293,7 +331,7 @@ int main(int argc, char **argv)
     /* what the loads asked for (cp.async's copies too), and other blocks' shared memory read (a cluster's) */
     printf(" read_bytes=%llu async_sectors=%llu dsmem_loads=%llu", (unsigned long long)m.global_read_bytes,
            (unsigned long long)m.global_async_sectors, (unsigned long long)m.dsmem_load_requests);
-#if METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY
+#if METRICS_ROWWISE
     /* the warps launched per row: several rows share a warp below 1 (the last launch's blocks) */
     printf(" warps_per_row=%.3g", (double)m.blocks * warps / (double)(n / cols));
 #endif

@@ -129,7 +129,12 @@ else
     if is_starting_file "$file"; then
         sayf 'This is still the starting file: fill in its TODOs, from TODO 1, then run `make ex%s` again.' "$nn"
     else
-        sayf 'Stuck? `make hint ex%s` asks %s.' "$nn" "$(checker/scripts/hint.sh describe "$nn")"
+        # In `make watch` (WATCH_HINT_KEY) a key gives the hint.
+        if [ -n "${WATCH_HINT_KEY:-}" ]; then
+            sayf 'Stuck? Press %s for %s.' "$WATCH_HINT_KEY" "$(checker/scripts/hint.sh describe "$nn")"
+        else
+            sayf 'Stuck? `make hint ex%s` asks %s.' "$nn" "$(checker/scripts/hint.sh describe "$nn")"
+        fi
     fi
 fi
 exit $status

@@ -123,7 +123,7 @@ lesson_section() {
 # starting with a capital unless it starts with a version name (v1). In the learner's language.
 exercise_title() {
     sed -n 's/^# \{1,\}//p' "$(exercise_lesson "$1")" 2>/dev/null | head -n 1 |
-        sed -e 's/^Exercise [0-9]*: *//' -e 's/^练习 *[0-9]*[：:] *//' -e '/^v[0-9]/!s/^\(.\)/\U\1/'
+        sed -e 's/^Exercise [0-9]*: *//' -e 's/^练习 *[0-9]*\(：\|:\) *//' -e '/^v[0-9]/!s/^\([a-z]\)/\U\1/'
 }
 
 # joined A B: two pieces of one line (a bold label, then a sentence): a space between them, none where the

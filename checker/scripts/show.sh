@@ -95,6 +95,11 @@ theirs=""
 progress_done
 # A trace takes up to a few MB: the 48 newest runs are kept (a learner's edits each make one; make test makes 40).
 ls -dt "$work"/runs/*/ 2>/dev/null | tail -n +49 | while IFS= read -r old; do rm -rf "$old"; done
+if [ ! -f "$mine/trace" ] && [ -f "$mine/status" ]; then
+    # it built and ran, and the emulator traced nothing: no kernel was launched (a skeleton's TODOs)
+    sayf '%s launched no kernel, so there is nothing to draw yet.' "$file"
+    exit 2
+fi
 if [ ! -f "$mine/trace" ]; then
     sayf "%s does not compile, so there is nothing to draw. The compiler's first errors:" "$file"
     grep -m 5 'error' "$mine/build.log" | cut -c1-200 | sed 's/^/  /' | wrap_to 100 4

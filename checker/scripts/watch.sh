@@ -49,11 +49,15 @@ signature() { stat -c '%.9Y %s %i' "$file" 2>/dev/null || echo missing; }
 
 clear_screen() { if [ -t 1 ]; then printf '\033[H\033[2J'; else say "" && say "----"; fi; }
 
-# Grades once; sets passed to 1 or 0.
+# Grades once; sets passed to 1 or 0. The first hint after a grade (key h) says to try it before the code.
+more_hints=""
 grade() {
     clear_screen
+    more_hints=""
     say "$DIM$(date +%H:%M:%S) $(textf 'make ex%s (watching %s)' "$nn" "$file")$RESET"
-    if checker/scripts/grade.sh "$nn"; then passed=1; else passed=0; fi
+    local key=""
+    [ $interactive = 1 ] && key=h   # the report's last line then names the key, not `make hint`
+    if WATCH_HINT_KEY=$key checker/scripts/grade.sh "$nn"; then passed=1; else passed=0; fi
     say ""
     if [ $interactive = 0 ]; then
         say "$DIM$(textf 'Watching %s: save it to grade again; Ctrl-C stops.' "$file")$RESET"
@@ -95,7 +99,7 @@ while :; do
     case $key in
     q | Q) finish ;;
     r | R) switch_to "$nn"; continue ;;
-    h | H) say ""; checker/scripts/hint.sh "$nn"; continue ;;
+    h | H) say ""; checker/scripts/hint.sh --key h $more_hints "$nn"; more_hints=--more; continue ;;
     n | N)
         if [ "$passed" = 1 ] && [ -n "$(next_exercise)" ]; then
             switch_to "$(next_exercise)"

@@ -35,6 +35,38 @@ START_TEST(test_harness_explain_spots_an_accumulator_not_zeroed)
 }
 END_TEST
 
+static int has_evidence(const char *line);
+
+START_TEST(test_harness_explain_spots_the_poison_partly_overwritten)
+{
+    char why[600];
+    /* cudaMemset(d_out, 0, 1): the poison's low byte cleared, left so or with the sum added to it. */
+    harness_explain_int(42, (int)0xDEADBE00u, why, sizeof why);
+    ck_assert_msg(strstr(why, "0xDEADBE00") && strstr(why, "1 of the value's 4 bytes was written") &&
+                  !strstr(why, "off by"), "%s", why);
+    harness_explain_int(-17, (int)(0xDEAD0000u - 17u), why, sizeof why);
+    ck_assert_msg(strstr(why, "right sum plus") && strstr(why, "0xDEAD0000") && strstr(why, "2 of the value's"),
+                  "%s", why);
+    ck_assert_msg(has_evidence("poison-partial bytes=2 of=4"), "%s", harness_evidence_lines());
+    ck_assert_int_eq(harness_poison_bytes_written(0xDEADBEEFu, 0xDEADBEEFu, 4), 0);
+    ck_assert_int_eq(harness_poison_bytes_written(0xDE000000u, 0xDEADBEEFu, 4), 3);   /* one memset */
+    ck_assert_int_eq(harness_poison_bytes_written(0xDE12AB34u, 0xDEADBEEFu, 4), 0);   /* any value */
+    ck_assert_int_eq(harness_poison_bytes_written(0x7FFFu, 0x7FDEu, 2), 0);           /* a GPU's NaN */
+    ck_assert_int_eq(harness_poison_bytes_written(0x7F00u, 0x7FDEu, 2), 1);
+    /* A float output's poison NaN with its low bytes written, among right outputs. */
+    float partial;
+    uint32_t bits = HARNESS_POISON_FLOAT_BITS & 0xFFFF0000u;
+    memcpy(&partial, &bits, sizeof partial);
+    double want[4] = {1, 2, 3, 4}, got[4] = {1, 2, 3, partial};
+    harness_output o = {1, 4, want, got, NULL, NULL, 1e-6, 0};
+    harness_diagnosis d;
+    harness_diagnose(&o, NULL, NULL, &d);
+    ck_assert_int_eq(d.seen, SEEN_PARTIAL_POISON);
+    ck_assert_msg(strstr(d.words, "index 3") && strstr(d.words, "0x7FC00000"), "%s", d.words);
+    ck_assert_msg(harness_diagnosis_hint(&d, NULL, NULL) == harness_partial_poison_hint(), "the byte count's question");
+}
+END_TEST
+
 START_TEST(test_harness_explain_gives_a_plain_difference)
 {
     char why[256];
@@ -328,8 +360,9 @@ START_TEST(test_report_says_a_finding_once_and_only_the_first_hint)
     ck_assert_msg(strstr(out, "The same race between warps as above, at ex.cu:22.") != NULL, "said once: %s", out);
     ck_assert_msg(strstr(out, "Is there a barrier") != NULL, "the first hint: %s", out);
     ck_assert_msg(strstr(out, "its own row") == NULL, "a later hint points away: %s", out);
-    ck_assert_msg(strstr(out, "k(n = 3) should be 6") != NULL && strstr(out, "which a later failure") == NULL &&
-                  strstr(out, " …\n") != NULL, "a later failure cut short: %s", out);
+    /* cut short after a clause, as a sentence: never in the middle with an ellipsis */
+    ck_assert_msg(strstr(out, "k(n = 3) should be 6, but it is 5.\n") != NULL && strstr(out, "which a later failure") == NULL &&
+                  strstr(out, "…") == NULL, "a later failure cut short: %s", out);
 }
 END_TEST
 
@@ -521,6 +554,45 @@ START_TEST(test_merge_says_fails_on_both_once)
 END_TEST
 
 /* A test whose name leaves no room for the tag: the tag starts its message's line, on no line of its own. */
+/* A host finding of the emulator's (the learner's host code reads device memory), as its message carries it. */
+static void message_with_host_read(char *buf, size_t len)
+{
+    emu_record r;
+    emu_record_init(&r, EMU_FD_HOST_READ);
+    snprintf(r.at.file, sizeof r.at.file, "ex01.cu");
+    r.at.line = 32;
+    snprintf(r.array, sizeof r.array, "d_out");
+    snprintf(r.text, sizeof r.text, "your host code reads d_out[0], which is device memory.");
+    size_t n = emu_record_encode(&r, EMU_ENCODE_ALL, buf, len);
+    snprintf(buf + n, len - n, "\nThe test's program crashed in your host code.\nHint: Which pointers of your host "
+             "code hold device memory?");
+}
+
+START_TEST(test_merge_keeps_the_emulators_host_findings_where_the_gpu_crashed)
+{
+    /* The GPU's run of host code that reads d_out[0] crashes (a segmentation fault) or fails; the emulator
+     * names the line. The merged report says what the emulator's own does, once. */
+    char path[64], host[4096], out[8192];
+    record_verdicts(path, sizeof path,
+                    "gpu\t30\tthe GPU (Test GPU)\n"
+                    "test\tcrashed\t0.300\tcore: one block\tReceived signal 11 (Segmentation fault)\n"
+                    "test\tfailed\t0.300\tcore: four blocks\tk(n = 1024) should leave 5 in d_out[0], but it left 7.\n"
+                    "test\tcrashed\t0.300\tsizes: small\tReceived signal 11 (Segmentation fault)\n"
+                    "end\n");
+    message_with_host_read(host, sizeof host);
+    harness_result emu[] = {{.name = "core: one block", .outcome = HARNESS_FAILED, .message = host},
+                            {.name = "core: four blocks", .outcome = HARNESS_FAILED, .message = host},
+                            {.name = "sizes: small", .outcome = HARNESS_FAILED, .message = host}};
+    int got = merge_report_of(path, 30, emu, 3, out, sizeof out);
+    ck_assert_msg(got == 3, "three failures: %d\n%s", got, out);
+    const char *said = strstr(out, "your host code reads d_out[0]");
+    ck_assert_msg(said && !strstr(said + 1, "your host code reads"), "the host finding, said once: %s", out);
+    ck_assert_msg(strstr(out, "ex01.cu:32") && strstr(out, "Which pointers of your host code") &&
+                  !strstr(out, "Received signal") && !strstr(out, "crashed (Segmentation fault)") &&
+                  !strstr(out, "should leave 5"), "the emulator's words, not the GPU's: %s", out);
+}
+END_TEST
+
 START_TEST(test_merge_puts_a_long_names_tag_in_its_message)
 {
     char path[64], race[4096], out[8192];
@@ -649,6 +721,7 @@ int main(int argc, char **argv)
         {"explain: the poison value is named", test_harness_explain_names_the_poison, NEEDS_NOTHING},
         {"explain: reads of guard values are counted", test_harness_explain_counts_guard_reads, NEEDS_NOTHING},
         {"explain: an accumulator not zeroed is recognised", test_harness_explain_spots_an_accumulator_not_zeroed, NEEDS_NOTHING},
+        {"explain: the poison partly overwritten is a memset or copy of too few bytes", test_harness_explain_spots_the_poison_partly_overwritten, NEEDS_NOTHING},
         {"explain: any other error is a plain difference", test_harness_explain_gives_a_plain_difference, NEEDS_NOTHING},
         {"sizes: ascending, with the edge sizes, ending at the limit", test_harness_sizes_are_ascending_and_end_at_the_limit, NEEDS_NOTHING},
         {"inputs: the safe range keeps every sum inside an int", test_harness_safe_range_cannot_overflow, NEEDS_NOTHING},
@@ -671,6 +744,7 @@ int main(int argc, char **argv)
         {"merge: a pass, a failure on the GPU only with its message, a verdict that never came", test_merge_shows_a_pass_a_gpu_failure_and_a_verdict_that_never_came, NEEDS_NOTHING},
         {"merge: a failure said once, with the backend that showed it", test_merge_says_a_failure_once_and_which_backend_showed_it, NEEDS_NOTHING},
         {"merge: \"fails on the GPU too\" at the first failure only; a disagreement always", test_merge_says_fails_on_both_once, NEEDS_NOTHING},
+        {"merge: the emulator's host findings stand where the GPU's run crashed or failed", test_merge_keeps_the_emulators_host_findings_where_the_gpu_crashed, NEEDS_NOTHING},
         {"merge: a long name's tag starts its message's line", test_merge_puts_a_long_names_tag_in_its_message, NEEDS_NOTHING},
         {"merge: a GPU run that stops writing is waited for only so long", test_merge_waits_only_so_long_for_a_gpu_run_that_stops_writing, NEEDS_NOTHING},
         {"merge: where the GPU skipped, the emulator's lines stand alone", test_merge_leaves_the_emulator_alone_where_the_gpu_skipped, NEEDS_NOTHING},

@@ -176,12 +176,13 @@ struct SoftmaxOp {
     __device__ static void write_row(void *, long, Stats) {}
 };
 
-// P weights (in the input's type, as PyTorch's) from column c: one access where they start on a 16-byte
-// boundary (the weights, like the input, may start anywhere).
+// P weights (in the input's type, as PyTorch's) from column c: one access where c is a multiple of P and the
+// weights start on a 16-byte boundary (they may start anywhere, as the input may; the test of q is the same
+// for every pack, so the compiler takes it out of the loop).
 template <typename W, int P>
 __device__ __forceinline__ void load_weights(const W *q, long c, float (&g)[P])
 {
-    if (reinterpret_cast<uintptr_t>(q + c) % 16 == 0) {
+    if (c % P == 0 && reinterpret_cast<uintptr_t>(q) % 16 == 0) {
         load_pack<W, P>(q + c, g);
     } else {
 #pragma unroll
