@@ -1,6 +1,8 @@
 /* ex09.h - the functions the checker calls in exercise 09's file (force-included when it is compiled, so
  * a changed signature is a compile error that names the line). Each leaves one value in d_out[0], writes
- * nothing else of d_out, and leaves its inputs unchanged; n is 0 to 2^31 - 1.
+ * nothing else of d_out, and leaves its inputs unchanged; n is 0 to 2^31 - 1. The inputs are 4-byte
+ * aligned, not necessarily 16-byte aligned (a caller may pass d_in + 1), and d_a and d_b need not be
+ * aligned alike.
  *
  * NaN and inf follow fmaxf and fminf: they return the other operand when one is NaN, so max and min ignore
  * NaNs, and an input of NaNs only gives the identity; +inf wins a max and -inf a min. A dot product with

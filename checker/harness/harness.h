@@ -645,3 +645,14 @@ void expect_int_total_in(const total_spec *spec, size_t n, size_t offset_ints, i
                          uint64_t salt, const char *wrong_hint);
 
 #endif /* HARNESS_SPACE_RUN_H */
+
+/* ---- Places in an input (harness_places.c) ----------------------------------------------------------------
+ * Puts v into x[0..n) at the places `where` names, as a declared input space lists them: "first", "last",
+ * "inside" (one random index, neither the first nor the last when n > 2), "every-7" (3, 10, 17, ...),
+ * "thread-first" (every multiple of 32 but 0: lane 0's first value in each warp of a grid-stride loop; 0 when
+ * n <= 32), "only" (everywhere). Returns the inside index (drawn from salt whatever the place). Another name is
+ * the suite's own error: it aborts. */
+#ifndef HARNESS_PLACES_H
+#define HARNESS_PLACES_H
+size_t harness_place_floats(float *x, size_t n, const char *where, float v, uint64_t salt);
+#endif

@@ -2,10 +2,14 @@
 #include "../harness/harness.h"
 #include "../contracts/ex09.h"
 
+#define HARNESS_SPACE_FILE "../spaces/ex09.def"
+#include "../harness/harness_space_table.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum op { OP_MAX, OP_MIN, OP_DOT };
 static const char *const OP_NAME[] = {"reduce_max", "reduce_min", "dot_product"};
@@ -32,14 +36,25 @@ static float *alloc_floats(size_t n)
     return p;
 }
 
+/* Where the inputs start: offset bytes (d_b: offset_b) past a 16-byte boundary, as a caller's d_in + 1 does. */
+typedef struct placement { size_t offset, offset_b; } placement;
+static const placement ALIGNED = {0, 0};
+
 /* Runs one operator on host data a (and b for a dot product) of n elements; checks that nothing outside
  * d_out[0] was written and that the inputs are unchanged; returns d_out[0]. */
-static float run_op(enum op op, const float *a, const float *b, size_t n, char *what, size_t what_len)
+static float run_op_at(enum op op, const float *a, const float *b, size_t n, placement at, char *what,
+                       size_t what_len)
 {
-    snprintf(what, what_len, "%s(n = %zu)", OP_NAME[op], n);
-    dev_buffer da = dev_input_floats(a, n, guard_for(op)), db = {0}, out = dev_output_floats(1);
+    if (at.offset || (op == OP_DOT && at.offset_b))
+        snprintf(what, what_len, op == OP_DOT ? _("%s(n = %zu, d_a %zu and d_b %zu bytes past a 16-byte boundary)")
+                                              : _("%s(n = %zu, d_in %zu bytes past a 16-byte boundary)"),
+                 OP_NAME[op], n, at.offset, at.offset_b);
+    else
+        snprintf(what, what_len, "%s(n = %zu)", OP_NAME[op], n);
+    float guard = guard_for(op);
+    dev_buffer da = dev_input(a, n, sizeof(float), &guard, at.offset), db = {0}, out = dev_output_floats(1);
     if (op == OP_DOT) {
-        db = dev_input_floats(b, n, guard_for(op));
+        db = dev_input(b, n, sizeof(float), &guard, at.offset_b);
         dev_name(&da, "d_a");
         dev_name(&db, "d_b");
     }
@@ -56,6 +71,11 @@ static float run_op(enum op op, const float *a, const float *b, size_t n, char *
     dev_free(&db);
     dev_free(&out);
     return got;
+}
+
+static float run_op(enum op op, const float *a, const float *b, size_t n, char *what, size_t what_len)
+{
+    return run_op_at(op, a, b, n, ALIGNED, what, what_len);
 }
 
 /* ---- Known mistakes of max and min: what each gives on the test's input ------------------------------------ */
@@ -114,12 +134,12 @@ static const harness_bug_model EXTREME_MODELS[] = {
 
 /* Max or min: the answer is exact (no rounding), so it must match bit for bit, NaN rules included; a wrong one
  * is first held against the known mistakes. */
-static void expect_extreme(enum op op, const float *h, size_t n, const char *input)
+static void expect_extreme_at(enum op op, const float *h, size_t n, const char *input, placement at)
 {
     float expected = op == OP_MAX ? -INFINITY : INFINITY;
     for (size_t i = 0; i < n; i++) expected = op == OP_MAX ? fmaxf(expected, h[i]) : fminf(expected, h[i]);
     char what[256];
-    float got = run_op(op, h, NULL, n, what, sizeof what);
+    float got = run_op_at(op, h, NULL, n, at, what, sizeof what);
     if (!harness_same_float(expected, got)) {
         char want[48], have[48];
         extreme_case ec = {op, h, n, got};
@@ -162,17 +182,45 @@ static const harness_bug_model DOT_MODELS[] = {
     {0},
 };
 
-static void expect_dot(size_t n, uint64_t salt)
+/* The dot product where an infinity or a NaN is among the products, as IEEE arithmetic gives it in any order of
+ * additions: NaN when a product is NaN (a NaN, or 0 * inf) or when +inf and -inf meet, else the infinity. Returns
+ * 0 when every product is finite: then the sum is within the rounding bound of the exact one. */
+static int dot_of_specials(const float *a, const float *b, size_t n, float *out)
 {
-    float *a = alloc_floats(n), *b = alloc_floats(n);
-    harness_random_floats(a, n, -1.0f, 1.0f, salt);
-    harness_random_floats(b, n, -1.0f, 1.0f, salt + 1000);
+    int nan = 0, pos = 0, neg = 0;
+    for (size_t i = 0; i < n; i++) {
+        double p = (double)a[i] * b[i];
+        if (isnan(p)) nan = 1;
+        else if (isinf(p)) p > 0 ? (pos = 1) : (neg = 1);
+    }
+    if (!nan && !pos && !neg) return 0;
+    *out = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
+    return 1;
+}
+
+/* The dot product of a and b: exact where an infinity or a NaN decides it (a NaN computed by the kernel, not
+ * the poison), else within the rounding bound, a wrong one first held against the known mistakes. */
+static void expect_dot_at(const float *a, const float *b, size_t n, const char *input, placement at)
+{
+    char what[256], have[48], want[48];
+    float special;
+    if (dot_of_specials(a, b, n, &special)) {
+        float got = run_op_at(OP_DOT, a, b, n, at, what, sizeof what);
+        if (harness_same_float(special, got) && !harness_is_poison_float(got)) return;
+        char why[1400];
+        harness_describe_float(special, want, sizeof want);
+        harness_describe_float(got, have, sizeof have);
+        harness_explain_float(special, got, HARNESS_GUARD_FLOAT, why, sizeof why);
+        harness_fail(isnan(special) && !isnan(got) ? _("A NaN plus anything is NaN, and so is inf * 0: is every "
+                                                       "element, the first and the last included, in the sum?")
+                                                   : _(DOT_HINT),
+                     _("%s of %s should give %s, but it gave %s: %s."), what, input, want, have, why);
+    }
     double abs_sum, expected = harness_dot_floats(a, b, n, &abs_sum);
     double tol = dot_tolerance(n, abs_sum);
-    char what[256];
-    float got = run_op(OP_DOT, a, b, n, what, sizeof what);
+    float got = run_op_at(OP_DOT, a, b, n, at, what, sizeof what);
     if (!(fabs((double)got - expected) <= tol)) {
-        char have[48], why[600];
+        char why[600];
         double g = got;
         dot_case dc = {a, b, n};
         harness_output o = {1, 1, &expected, &g, NULL, NULL, tol, 1e-5};
@@ -181,12 +229,20 @@ static void expect_dot(size_t n, uint64_t salt)
         harness_describe_float(got, have, sizeof have);
         harness_explain_float(expected, got, HARNESS_GUARD_FLOAT, why, sizeof why);
         if (d.seen == SEEN_MODEL)
-            harness_fail(d.hint, _("%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
-                                   "but it gave %s: %s."), what, expected, tol, have, d.words);
+            harness_fail(d.hint, _("%s of %s should give %.9g (give or take %.2g of rounding), but it gave %s: %s."),
+                         what, input, expected, tol, have, d.words);
         harness_fail(_(got == 0.0f && n > 0 ? IDENTITY_HINT[OP_DOT] : DOT_HINT),
-                     _("%s of random values in [-1, 1] should give %.9g (give or take %.2g of rounding), "
-                       "but it gave %s: %s."), what, expected, tol, have, why);
+                     _("%s of %s should give %.9g (give or take %.2g of rounding), but it gave %s: %s."), what, input,
+                     expected, tol, have, why);
     }
+}
+
+static void expect_dot(size_t n, uint64_t salt)
+{
+    float *a = alloc_floats(n), *b = alloc_floats(n);
+    harness_random_floats(a, n, -1.0f, 1.0f, salt);
+    harness_random_floats(b, n, -1.0f, 1.0f, salt + 1000);
+    expect_dot_at(a, b, n, _("random values in [-1, 1)"), ALIGNED);
     free(a);
     free(b);
 }
@@ -197,9 +253,123 @@ static void expect_random_extreme(enum op op, size_t n, float lo, float hi, uint
     harness_random_floats(h, n, lo, hi, salt);
     char input[400];
     snprintf(input, sizeof input, _("random values in [%g, %g)"), (double)lo, (double)hi);
-    expect_extreme(op, h, n, input);
+    expect_extreme_at(op, h, n, input, ALIGNED);
     free(h);
 }
+
+/* ---- The declared inputs (checker/spaces/ex09.def): each case's values, made from the seed ---------------- */
+
+/* Which test runs a case: each case runs once, in the test of what its values check. */
+enum concern { FOR_SIZES, FOR_MAX_IDENTITY, FOR_MIN_IDENTITY, FOR_IDENTITY_ONLY, FOR_INFINITY, FOR_NAN };
+
+static int kind_is(const char *values, const char *prefix) { return !strncmp(values, prefix, strlen(prefix)); }
+
+static enum op op_of(const harness_cover *c, size_t k)
+{
+    return harness_case_is(c, k, "op", "max") ? OP_MAX : harness_case_is(c, k, "op", "min") ? OP_MIN : OP_DOT;
+}
+
+static enum concern concern_of(enum op op, const char *values)
+{
+    if (!strcmp(values, "negative") || !strcmp(values, "huge"))
+        return op == OP_MAX ? FOR_MAX_IDENTITY : op == OP_MIN && !strcmp(values, "huge") ? FOR_MIN_IDENTITY
+                                                                                            : FOR_SIZES;
+    if (!strcmp(values, "positive")) return op == OP_MIN ? FOR_MIN_IDENTITY : FOR_SIZES;
+    if (!strcmp(values, "identity-only") || !strcmp(values, "nan-only")) return FOR_IDENTITY_ONLY;
+    if (kind_is(values, "nan-")) return FOR_NAN;
+    if (kind_is(values, "inf-") || kind_is(values, "losing-inf")) return FOR_INFINITY;
+    return FOR_SIZES;
+}
+
+/* The infinity that wins op: +inf in a max (and a dot product), -inf in a min; the other one never does. */
+static float winning_inf(enum op op) { return op == OP_MIN ? -INFINITY : INFINITY; }
+
+/* Case k's input for op, and its words: a and b (b only for a dot product) of n values. */
+static void make_values(enum op op, const char *values, float *a, float *b, size_t n, uint64_t salt, char *input,
+                        size_t len)
+{
+    int dot = op == OP_DOT;
+    float lo = dot ? -1.0f : -1000.0f, hi = dot ? 1.0f : 1000.0f;
+    const char *inf_name = op == OP_MIN ? "-inf" : "+inf", *losing_name = op == OP_MIN ? "+inf" : "-inf";
+    if (!strcmp(values, "negative")) lo = dot ? -1.0f : -1000.0f, hi = dot ? -0.001f : -1.0f;
+    if (!strcmp(values, "positive")) lo = dot ? 0.001f : 1.0f, hi = dot ? 1.0f : 1000.0f;
+    if (!strcmp(values, "huge")) {
+        if (dot) lo = -1e15f, hi = 1e15f;
+        else lo = op == OP_MAX ? -3.4e38f : 1e37f, hi = op == OP_MAX ? -1e37f : 3.4e38f;
+    }
+    /* A dot product's d_b has d_a's range, but positive where d_a is negative: every product negative. */
+    float b_lo = dot && hi < 0 ? 0.001f : lo, b_hi = dot && hi < 0 ? 1.0f : hi;
+    harness_random_floats(a, n, lo, hi, salt);
+    if (dot) harness_random_floats(b, n, b_lo, b_hi, salt + 1000);
+    if (dot) snprintf(input, len, _("random pairs in [%g, %g) x [%g, %g)"), (double)lo, (double)hi, (double)b_lo,
+                      (double)b_hi);
+    else snprintf(input, len, _("random values in [%g, %g)"), (double)lo, (double)hi);
+    char base[400];
+    snprintf(base, sizeof base, "%s", input);
+    if (!strcmp(values, "identity-only")) {
+        for (size_t i = 0; i < n; i++) a[i] = dot ? 0.0f : -winning_inf(op);
+        snprintf(input, len, dot ? _("pairs whose d_a is 0 only") : _("%s only"), losing_name);
+    } else if (!strcmp(values, "nan-only")) {
+        for (size_t i = 0; i < n; i++) a[i] = NAN;
+        snprintf(input, len, "%s", dot ? _("pairs whose d_a is NaN only")
+                                       : _("NaNs only (NaN is ignored, so the identity remains)"));
+    } else if (kind_is(values, "nan-")) {
+        /* In a dot product the NaN sits in d_a or, last and every 7th, in d_b. */
+        const char *where = values + 4;
+        float *x = dot && (!strcmp(where, "last") || !strcmp(where, "every-7")) ? b : a;
+        size_t inside = harness_place_floats(x, n, where, NAN, salt + 7);
+        if (!strcmp(where, "inside")) snprintf(input, len, _("%s with a NaN at index %zu"), base, inside);
+        else if (!strcmp(where, "first")) snprintf(input, len, _("%s with a NaN first"), base);
+        else if (!strcmp(where, "last")) snprintf(input, len, _("%s with a NaN last"), base);
+        else if (!strcmp(where, "every-7")) snprintf(input, len, _("%s with a NaN every 7 elements"), base);
+        else snprintf(input, len, _("%s with a NaN at every multiple of 32 (each warp's first value)"), base);
+    } else if (kind_is(values, "inf-")) {
+        const char *where = values + 4;
+        size_t inside = harness_place_floats(a, n, where, winning_inf(op), salt + 7);
+        if (!strcmp(where, "inside")) snprintf(input, len, _("%s with %s at index %zu"), base, inf_name, inside);
+        else if (!strcmp(where, "first")) snprintf(input, len, _("%s with %s first"), base, inf_name);
+        else if (!strcmp(where, "last")) snprintf(input, len, _("%s with %s last"), base, inf_name);
+        else snprintf(input, len, _("%s with %s at every multiple of 32 (each warp's first value)"), base, inf_name);
+    } else if (kind_is(values, "losing-inf")) {
+        if (dot) {   /* the infinity that cannot win a dot product: inf * 0 */
+            size_t inside = harness_place_floats(a, n, "inside", INFINITY, salt + 7);
+            harness_place_floats(b, n, "inside", 0.0f, salt + 7);
+            snprintf(input, len, _("%s with +inf * 0 at index %zu"), base, inside);
+        } else {     /* each thread's first values, before its finite ones: the first half of the input */
+            for (size_t i = 0; i < n / 2; i++) a[i] = -winning_inf(op);
+            snprintf(input, len, _("%s, the first half of them %s (each thread's first values)"), base, losing_name);
+        }
+    }
+}
+
+/* Runs case k of the covering set: its op on its n values of its kind, its inputs off 16 bytes by its offsets. */
+static void run_case(const harness_cover *c, size_t k, uint64_t salt, const void *ctx)
+{
+    (void)ctx;
+    const char *values = harness_case_label(c, k, "values");
+    enum op op = op_of(c, k);
+    size_t n = (size_t)harness_case_number(c, k, "n");
+    placement at = {(size_t)harness_case_number(c, k, "offset"), (size_t)harness_case_number(c, k, "offset_b")};
+    float *a = alloc_floats(n), *b = alloc_floats(n);
+    char input[400];
+    make_values(op, values, a, b, n, 16 * salt, input, sizeof input);   /* room for the salts it adds */
+    if (op == OP_DOT) expect_dot_at(a, b, n, input, at);
+    else expect_extreme_at(op, a, n, input, at);
+    free(a);
+    free(b);
+}
+
+static int of_concern(const harness_cover *c, size_t k, const void *concern)
+{
+    return concern_of(op_of(c, k), harness_case_label(c, k, "values")) == *(const enum concern *)concern;
+}
+
+static void run_cases(enum concern concern)
+{
+    harness_cover_run(&SPACE, of_concern, run_case, 1000, &concern);
+}
+
+/* ---- Tests ------------------------------------------------------------------------------------------------ */
 
 START_TEST(test_ex09_max)
 {
@@ -251,90 +421,40 @@ START_TEST(test_ex09_empty_input)
 }
 END_TEST
 
-START_TEST(test_ex09_all_negative_max)
+
+START_TEST(test_ex09_max_identity)
 {
-    static const size_t sizes[] = {1, 33, 257, 1000, 4099};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        expect_random_extreme(OP_MAX, sizes[k], -1000, -1, 10 + k);
+    run_cases(FOR_MAX_IDENTITY);
 }
 END_TEST
 
-START_TEST(test_ex09_all_positive_min)
+START_TEST(test_ex09_min_identity)
 {
-    static const size_t sizes[] = {1, 33, 257, 1000, 4099};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        expect_random_extreme(OP_MIN, sizes[k], 1, 1000, 20 + k);
+    run_cases(FOR_MIN_IDENTITY);
+}
+END_TEST
+
+START_TEST(test_ex09_identity_only)
+{
+    run_cases(FOR_IDENTITY_ONLY);
 }
 END_TEST
 
 START_TEST(test_ex09_infinities)
 {
-    const size_t n = 1000;
-    float *h = alloc_floats(n), *ones = alloc_floats(n);
-    harness_random_floats(h, n, -1000, 1000, 30);
-    for (size_t i = 0; i < n; i++) ones[i] = 1.0f;
-    h[617] = INFINITY;
-    expect_extreme(OP_MAX, h, n, _("values in [-1000, 1000) and one +inf"));
-    h[617] = -INFINITY;
-    expect_extreme(OP_MIN, h, n, _("values in [-1000, 1000) and one -inf"));
-    for (size_t i = 0; i < n; i++) h[i] = -INFINITY;
-    expect_extreme(OP_MAX, h, n, _("-inf only"));
-
-    harness_random_floats(h, n, -1, 1, 31);
-    h[200] = INFINITY;   /* times ones[200] = 1: the dot product is +inf */
-    char what[256], have[48];
-    float got = run_op(OP_DOT, h, ones, n, what, sizeof what);
-    harness_describe_float(got, have, sizeof have);
-    if (!(isinf(got) && got > 0))
-        harness_fail(_(DOT_HINT), _("%s of values in [-1, 1) and one +inf, times 1s, should give +inf, but it gave "
-                       "%s."), what, have);
-    ones[200] = 0.0f;    /* inf * 0 is NaN, and NaN spreads through every addition */
-    got = run_op(OP_DOT, h, ones, n, what, sizeof what);
-    harness_describe_float(got, have, sizeof have);
-    if (!isnan(got))
-        harness_fail(_(DOT_HINT), _("%s where one product is +inf * 0 should give NaN, but it gave %s."), what, have);
-    free(h);
-    free(ones);
+    run_cases(FOR_INFINITY);
 }
 END_TEST
 
 START_TEST(test_ex09_nan)
 {
-    const size_t n = 1000;
-    float *h = alloc_floats(n), *ones = alloc_floats(n);
-    for (size_t i = 0; i < n; i++) ones[i] = 1.0f;
-    harness_random_floats(h, n, -1000, -1, 40);
-    for (size_t i = 0; i < n; i += 7) h[i] = NAN;
-    expect_extreme(OP_MAX, h, n, _("values in [-1000, -1) with a NaN every 7 elements"));
-    for (size_t i = 0; i < n; i++) h[i] = -h[i];
-    expect_extreme(OP_MIN, h, n, _("values in (1, 1000] with a NaN every 7 elements"));
-    for (size_t i = 0; i < n; i++) h[i] = NAN;
-    expect_extreme(OP_MAX, h, n, _("NaNs only (NaN is ignored, so the identity remains)"));
-    expect_extreme(OP_MIN, h, n, _("NaNs only (NaN is ignored, so the identity remains)"));
-
-    harness_random_floats(h, n, -1, 1, 41);
-    h[999] = NAN;
-    char what[256], have[48];
-    float got = run_op(OP_DOT, h, ones, n, what, sizeof what);
-    harness_describe_float(got, have, sizeof have);
-    if (!isnan(got))
-        harness_fail(_("A NaN plus anything is NaN: is every element, the last one included, in the sum?"),
-                     _("%s of values in [-1, 1) with a NaN as the last element should give NaN, but it gave %s."),
-                     what, have);
-    free(h);
-    free(ones);
+    run_cases(FOR_NAN);
 }
 END_TEST
 
-START_TEST(test_ex09_every_size)
+START_TEST(test_ex09_sizes)
 {
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) {
-        expect_random_extreme(OP_MAX, sizes[k], -1000, 1000, 100 + (uint64_t)k);
-        expect_random_extreme(OP_MIN, sizes[k], -1000, 1000, 200 + (uint64_t)k);
-        expect_dot(sizes[k], 300 + (uint64_t)k);
-    }
+    run_cases(FOR_SIZES);
 }
 END_TEST
 
@@ -345,14 +465,18 @@ int main(int argc, char **argv)
         {N_("core: min of 1000 random values"), test_ex09_min, NEEDS_DEVICE},
         {N_("core: dot product of 1000 random pairs, within the rounding bound"), test_ex09_dot, NEEDS_DEVICE},
         {N_("edges: n = 0 gives the identity: -inf, +inf and 0"), test_ex09_empty_input, NEEDS_DEVICE},
-        {N_("edges: max of all-negative values is negative (the identity is not 0)"), test_ex09_all_negative_max, NEEDS_DEVICE},
-        {N_("edges: min of all-positive values is positive (the identity is not 0)"), test_ex09_all_positive_min, NEEDS_DEVICE},
-        {N_("edges: +inf wins a max, -inf wins a min, inf * 0 makes a dot NaN"), test_ex09_infinities, NEEDS_DEVICE},
-        {N_("edges: max and min ignore NaN, a dot product with a NaN is NaN"), test_ex09_nan, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one, for max, min and dot"), test_ex09_every_size, NEEDS_DEVICE},
+        {N_("edges: max of all-negative values is negative (the identity is not 0)"), test_ex09_max_identity, NEEDS_DEVICE},
+        {N_("edges: min of all-positive values is positive (the identity is not 0)"), test_ex09_min_identity, NEEDS_DEVICE},
+        {N_("edges: the identity only, or NaNs only, gives the identity (a dot product: NaN)"),
+         test_ex09_identity_only, NEEDS_DEVICE},
+        {N_("edges: +inf wins a max, -inf a min, wherever it sits; inf * 0 makes a dot NaN"), test_ex09_infinities, NEEDS_DEVICE},
+        {N_("edges: max and min ignore NaN wherever it sits, a dot product with a NaN is NaN"), test_ex09_nan,
+         NEEDS_DEVICE},
+        {N_("sizes: n at -1, 0, +1 of the warp, block, 2 x block, grid-stride; inputs off 16 bytes"),
+         test_ex09_sizes, NEEDS_DEVICE},
         {0},
     };
     const harness_exercise ex = {"09", N_("Beyond sum: max, min and dot product, each with its identity"),
-                                 "exercises/09-beyond-sum/lesson.md", tests, NULL};
+                                 "exercises/09-beyond-sum/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

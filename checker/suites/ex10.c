@@ -2,6 +2,9 @@
 #include "../harness/harness.h"
 #include "../contracts/ex10.h"
 
+#define HARNESS_SPACE_FILE "../spaces/ex10.def"
+#include "../harness/harness_space_table.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +33,13 @@ static double tolerance(double exact, double abs_sum)
     return 2 * u * fabs(exact) + 64 * u * u * abs_sum;
 }
 
-/* "sum_compensated(n = 1000)", for messages. */
-static const char *what_of(size_t n)
+/* "sum_compensated(n = 1000)", for messages; offset: d_in's bytes past a 16-byte boundary. */
+static const char *what_of(size_t n, size_t offset)
 {
-    static char what[64];
-    snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
+    static char what[160];
+    if (offset) snprintf(what, sizeof what, _("%s(n = %zu, d_in %zu bytes past a 16-byte boundary)"), "sum_compensated", n,
+                         offset);
+    else snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
     return what;
 }
 
@@ -66,15 +71,17 @@ static const harness_bug_model SUM_MODELS[] = {
     {0},
 };
 
-/* Runs sum_compensated on h: its result, and the error the bound allows (tol) around the exact sum. */
-static float run_sum(const float *h, size_t n, double *exact, double *tol)
+/* Runs sum_compensated on h, its first element offset bytes past a 16-byte boundary: its result, and the error
+ * the bound allows (tol) around the exact sum. */
+static float run_sum(const float *h, size_t n, size_t offset, double *exact, double *tol)
 {
     double abs_sum;
     *exact = harness_sum_floats(h, n, &abs_sum);
     *tol = tolerance(*exact, abs_sum);
     char what[256];
-    snprintf(what, sizeof what, "sum_compensated(n = %zu)", n);
-    dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT), out = dev_output_floats(1);
+    snprintf(what, sizeof what, "%s", what_of(n, offset));
+    float guard = HARNESS_GUARD_FLOAT;
+    dev_buffer in = dev_input(h, n, sizeof(float), &guard, offset), out = dev_output_floats(1);
     sum_compensated(dev_ptr(&in), dev_ptr(&out), (int)n);
     harness_after_launch(what);
     float got;
@@ -96,17 +103,18 @@ static int compensates_small_values(void)
     if (!h) return -1;
     harness_random_floats(h, n, 0.0f, 1.0f, 1);
     double exact, tol;
-    float got = run_sum(h, n, &exact, &tol);
+    float got = run_sum(h, n, 0, &exact, &tol);
     free(h);
     return fabs((double)got - exact) <= tol;
 }
 
-/* Runs sum_compensated on h and fails with the numbers when the result is outside the bound; giants: the
- * input holds huge values that cancel. */
-static void expect_accurate(const float *h, size_t n, const char *input, const char *hint, int giants)
+/* Runs sum_compensated on h (its first element offset bytes past a 16-byte boundary) and fails with the numbers
+ * when the result is outside the bound; giants: the input holds huge values that cancel. */
+static void expect_accurate_at(const float *h, size_t n, size_t offset, const char *input, const char *hint,
+                               int giants)
 {
     double exact, tol;
-    float got = run_sum(h, n, &exact, &tol);
+    float got = run_sum(h, n, offset, &exact, &tol);
     double err = fabs((double)got - exact);
     if (!(err <= tol)) {
         char have[48], why[1400], extra[600] = "";
@@ -142,9 +150,39 @@ static void expect_accurate(const float *h, size_t n, const char *input, const c
             }
         }
         harness_fail(_(hint), _("%s of %s should give %.9g within %.3g (2u|S| + 64u^2 sum|x|), but it gave %s: "
-                                "%s, %.3g times the bound%s."), what_of(n), input, exact, tol, have, why, err / tol,
+                                "%s, %.3g times the bound%s."), what_of(n, offset), input, exact, tol, have, why, err / tol,
                      extra);
     }
+}
+
+static void expect_accurate(const float *h, size_t n, const char *input, const char *hint, int giants)
+{
+    expect_accurate_at(h, n, 0, input, hint, giants);
+}
+
+/* Values in [0, 1) with pairs of +M and -M (M between 2^30 and 2^31) at random places. The pairs cancel exactly,
+ * so S is the sum of the small values; but wherever a running sum holds an M, small values added to it are lost
+ * (the spacing of floats near 2^30 is 128). A plain loop or a float tree is off by thousands of times the bound;
+ * Kahan's original misses the bits of a small running sum when an M arrives after it; Neumaier's compensation
+ * keeps them. One value per slot of n / (2 pairs) elements, at a random place in it: +M in the first half of the
+ * input, its -M in the second, so that a running sum in index order holds a giant most of the way. */
+static void make_giants(float *h, size_t n, size_t pairs, uint64_t salt)
+{
+    harness_random_floats(h, n, 0.0f, 1.0f, salt);
+    if (pairs == 0) return;
+    size_t slot = n / (2 * pairs);
+    float *big = alloc_floats(pairs);
+    int *offset = malloc(2 * pairs * sizeof *offset);
+    ck_assert_msg(offset != NULL, _("The checker ran out of host memory."));
+    harness_random_floats(big, pairs, 1.0f, 2.0f, salt + 1);
+    harness_random_ints(offset, 2 * pairs, 0, (int)slot - 1, salt + 2);
+    for (size_t k = 0; k < pairs; k++) {
+        float m = ldexpf(big[k], 30);
+        h[k * slot + (size_t)offset[k]] = m;
+        h[(k + pairs) * slot + (size_t)offset[k + pairs]] = -m;
+    }
+    free(big);
+    free(offset);
 }
 
 START_TEST(test_ex10_empty_and_single)
@@ -168,42 +206,103 @@ START_TEST(test_ex10_large_positive_sum)
 }
 END_TEST
 
-/* Values in [0, 1) with 100 pairs of +M and -M (M between 2^30 and 2^31) at random places. The pairs
- * cancel exactly, so S is the sum of the small values; but wherever a running sum holds an M, small
- * values added to it are lost (the spacing of floats near 2^30 is 128). A plain loop or a float tree is
- * off by thousands of times the bound; Kahan's original misses the bits of a small running sum when an
- * M arrives after it; Neumaier's compensation keeps them. */
+/* 100 pairs of giants (make_giants) among harness_large_n() values. */
 START_TEST(test_ex10_cancelling_giants)
 {
     enum { PAIRS = 100 };
-    size_t n = harness_large_n(), slot = n / (2 * PAIRS);
-    float *h = alloc_floats(n), big[PAIRS];
-    int offset[2 * PAIRS];
-    harness_random_floats(h, n, 0.0f, 1.0f, 2);
-    harness_random_floats(big, PAIRS, 1.0f, 2.0f, 3);
-    harness_random_ints(offset, 2 * PAIRS, 0, (int)slot - 1, 4);
-    /* One value per slot of n / 200 elements, at a random place in it: +M in the first half of the input,
-     * its -M in the second, so that a running sum in index order holds a giant most of the way. */
-    for (size_t k = 0; k < PAIRS; k++) {
-        float m = ldexpf(big[k], 30);
-        h[k * slot + (size_t)offset[k]] = m;
-        h[(k + PAIRS) * slot + (size_t)offset[k + PAIRS]] = -m;
-    }
-    expect_accurate(h, n, _("values in [0, 1) with 100 pairs of +M and -M (M ~ 2^30) that cancel"), ORDER_HINT, 1);
+    size_t n = harness_large_n();
+    float *h = alloc_floats(n);
+    make_giants(h, n, PAIRS, 2);
+    char input[200];
+    snprintf(input, sizeof input, _("values in [0, 1) with %zu pairs of +M and -M (M ~ 2^30) that cancel"),
+             (size_t)PAIRS);
+    expect_accurate(h, n, input, ORDER_HINT, 1);
     free(h);
 }
 END_TEST
 
-START_TEST(test_ex10_every_size)
+/* ---- The declared inputs (checker/spaces/ex10.def) ---------------------------------------------------------- */
+
+/* Which test runs a case, by its values: each case runs once. */
+enum concern { FOR_SIZES, FOR_FAR_FROM_ZERO, FOR_CANCELLATION };
+
+static enum concern concern_of(const char *values)
 {
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) {
-        float *h = alloc_floats(sizes[k]);
-        harness_random_floats(h, sizes[k], -1.0f, 1.0f, 10 + (uint64_t)k);
-        expect_accurate(h, sizes[k], _("random values in [-1, 1)"), INDEX_HINT, 0);
-        free(h);
+    if (!strcmp(values, "mean-1000") || !strcmp(values, "huge")) return FOR_FAR_FROM_ZERO;
+    if (!strcmp(values, "zero-sum") || !strcmp(values, "giants")) return FOR_CANCELLATION;
+    return FOR_SIZES;
+}
+
+/* n / 2 values x in [-1e6, 1e6), then their negatives rotated by a random amount (an odd n adds one 0.5): they
+ * cancel exactly, after a running sum in index order has grown to about 1e6 sqrt(n). */
+static void make_zero_sum(float *h, size_t n, uint64_t salt)
+{
+    size_t half = n / 2;
+    harness_random_floats(h, half, -1e6f, 1e6f, salt);
+    int turn = 0;
+    if (half > 1) harness_random_ints(&turn, 1, 1, (int)half - 1, salt + 1);
+    for (size_t i = 0; i < half; i++) h[half + i] = -h[(i + (size_t)turn) % half];
+    if (n % 2) h[n - 1] = 0.5f;
+}
+
+/* The cases of one concern, and the hint for their failures. */
+typedef struct case_concern { enum concern concern; const char *hint; } case_concern;
+
+/* Runs case k: n values of its kind, d_in off 16 bytes by its offset. */
+static void run_case(const harness_cover *c, size_t k, uint64_t case_salt, const void *ctx)
+{
+    const char *hint = ((const case_concern *)ctx)->hint;
+    const char *values = harness_case_label(c, k, "values");
+    size_t n = (size_t)harness_case_number(c, k, "n"), offset = (size_t)harness_case_number(c, k, "offset");
+    uint64_t salt = 8 * case_salt;   /* room for the salts make_giants and make_zero_sum add */
+    float *h = alloc_floats(n), lo = -1.0f, hi = 1.0f;
+    char input[200];
+    if (!strcmp(values, "zero-sum")) {
+        make_zero_sum(h, n, salt);
+        snprintf(input, sizeof input, _("%zu values x in [-1e6, 1e6), then their negatives in another order: they cancel "
+                                        "exactly"), n / 2);
+    } else if (!strcmp(values, "giants")) {
+        size_t pairs = n / 8 < 100 ? n / 8 : 100;
+        make_giants(h, n, pairs, salt);
+        snprintf(input, sizeof input, _("values in [0, 1) with %zu pairs of +M and -M (M ~ 2^30) that cancel"), pairs);
+    } else {
+        if (!strcmp(values, "uniform")) lo = 0.0f;
+        if (!strcmp(values, "negative")) hi = 0.0f;
+        if (!strcmp(values, "mean-1000")) lo = 999.0f, hi = 1001.0f;
+        if (!strcmp(values, "huge")) lo = -1e30f, hi = 1e30f;
+        harness_random_floats(h, n, lo, hi, salt);
+        snprintf(input, sizeof input, _("random values in [%g, %g)"), (double)lo, (double)hi);
     }
+    expect_accurate_at(h, n, offset, input, hint, !strcmp(values, "giants"));
+    free(h);
+}
+
+static int of_concern(const harness_cover *c, size_t k, const void *ctx)
+{
+    return concern_of(harness_case_label(c, k, "values")) == ((const case_concern *)ctx)->concern;
+}
+
+static void run_cases(enum concern concern, const char *hint)
+{
+    case_concern cc = {concern, hint};
+    harness_cover_run(&SPACE, of_concern, run_case, 1000, &cc);
+}
+
+START_TEST(test_ex10_sizes)
+{
+    run_cases(FOR_SIZES, INDEX_HINT);
+}
+END_TEST
+
+START_TEST(test_ex10_far_from_zero)
+{
+    run_cases(FOR_FAR_FROM_ZERO, ORDER_HINT);
+}
+END_TEST
+
+START_TEST(test_ex10_cancellation)
+{
+    run_cases(FOR_CANCELLATION, ORDER_HINT);
 }
 END_TEST
 
@@ -213,10 +312,15 @@ int main(int argc, char **argv)
         {N_("core: n = 0 gives 0, and one element gives itself"), test_ex10_empty_and_single, NEEDS_DEVICE},
         {N_("core: a large sum of values in [0, 1) stays within the bound"), test_ex10_large_positive_sum, NEEDS_DEVICE},
         {N_("concept: huge values that cancel do not swallow the small ones"), test_ex10_cancelling_giants, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one, values in [-1, 1)"), test_ex10_every_size, NEEDS_DEVICE},
+        {N_("sizes: n at -1, 0, +1 of the warp, block, 2 x block, grid-stride, its step; d_in off 16 bytes"),
+         test_ex10_sizes, NEEDS_DEVICE},
+        {N_("edges: values far from 0 (1000 +- 1, up to 1e30) stay within the bound"), test_ex10_far_from_zero,
+         NEEDS_DEVICE},
+        {N_("edges: values that cancel (pairs +x and -x, giants +M and -M) stay within the bound"),
+         test_ex10_cancellation, NEEDS_DEVICE},
         {0},
     };
     const harness_exercise ex = {"10", N_("Float accuracy: order of additions, error growth, compensated sums"), "exercises/10-float-accuracy/lesson.md",
-                                 tests, NULL};
+                                 tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }

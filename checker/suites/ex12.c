@@ -5,11 +5,15 @@
 #include "../harness/harness.h"
 #include "../contracts/ex12.h"
 
+#define HARNESS_SPACE_FILE "../spaces/ex12.def"
+#include "../harness/harness_space_table.h"
+
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char SUM_HINT[] = N_("Does thrust::reduce get thrust::device, then d_in and d_in + n, then 0 as the "
                                   "initial value?");
@@ -72,13 +76,21 @@ static float *random_floats(size_t n, float lo, float hi, uint64_t salt)
     return h;
 }
 
+/* "max_thrust(n = 5)", or with where d_in starts: offset bytes past a 16-byte boundary. */
+static void describe_call(const char *name, size_t n, size_t offset, char *what, size_t len)
+{
+    if (offset) snprintf(what, len, _("%s(n = %zu, d_in %zu bytes past a 16-byte boundary)"), name, n, offset);
+    else snprintf(what, len, "%s(n = %zu)", name, n);
+}
+
 /* ---- The Thrust functions: each runs on a guarded copy of h, and the input must come back unchanged ------- */
 
-static int run_sum_thrust(const int *h, size_t n, usage *u)
+static int run_sum_thrust(const int *h, size_t n, size_t offset, usage *u)
 {
-    dev_buffer in = dev_input_ints(h, n);
+    int guard = HARNESS_GUARD_INT;
+    dev_buffer in = dev_input(h, n, sizeof(int), &guard, offset);
     char what[256];
-    snprintf(what, sizeof what, "sum_thrust(n = %zu)", n);
+    describe_call("sum_thrust", n, offset, what, sizeof what);
     usage_begin();
     int got = sum_thrust(dev_ptr(&in), (int)n);
     if (u) *u = usage_end();
@@ -91,12 +103,14 @@ static int run_sum_thrust(const int *h, size_t n, usage *u)
 enum float_fn { FN_MAX, FN_NORM, FN_MINMAX };
 static const char *const FN_NAME[] = {"max_thrust", "norm_thrust", "minmax_thrust"};
 
-/* Runs one of the float functions; for max and norm the value is in r.max. */
-static float_range run_float_fn(enum float_fn fn, const float *h, size_t n, usage *u)
+/* Runs one of the float functions on h, d_in offset bytes past a 16-byte boundary; for max and norm the value is
+ * in r.max. */
+static float_range run_float_fn(enum float_fn fn, const float *h, size_t n, size_t offset, usage *u)
 {
-    dev_buffer in = dev_input_floats(h, n, HARNESS_GUARD_FLOAT);
+    float guard = HARNESS_GUARD_FLOAT;
+    dev_buffer in = dev_input(h, n, sizeof(float), &guard, offset);
     char what[256];
-    snprintf(what, sizeof what, "%s(n = %zu)", FN_NAME[fn], n);
+    describe_call(FN_NAME[fn], n, offset, what, sizeof what);
     float_range r = {0, 0};
     usage_begin();
     if (fn == FN_MAX) r.max = max_thrust(dev_ptr(&in), (int)n);
@@ -111,16 +125,29 @@ static float_range run_float_fn(enum float_fn fn, const float *h, size_t n, usag
 
 /* Each expect_ function checks one call's answer; u, when not NULL, receives what the call asked of the
  * runtime (for the concept tests, which grade how only once the answer is right). */
+/* sum_thrust of h, n ints drawn from [lo, hi]. */
+static void check_sum_thrust(const int *h, size_t n, size_t offset, int lo, int hi, const char *input, usage *u)
+{
+    int expected = (int)harness_sum_ints(h, 0, n), got = run_sum_thrust(h, n, offset, u);
+    if (got != expected) {
+        char why[600], what[256];
+        const char *hint = SUM_HINT;
+        describe_call("sum_thrust", n, offset, what, sizeof what);
+        if (!harness_explain_subset(h, n, got, why, sizeof why)) harness_explain_int(expected, got, why, sizeof why);
+        /* Off by float's rounding of such sums: thrust::reduce accumulates in the type of its initial value. */
+        if (harness_explain_rounding(expected, got, n, lo, hi, why, sizeof why))
+            hint = N_("thrust::reduce adds in the type of its initial value: is yours 0, an int, or 0.0f, a float, "
+                      "which keeps 24 bits?");
+        harness_fail(_(hint), _("%s of %s should return %d, but it returned %d: %s."), what, input, expected, got,
+                     why);
+    }
+}
+
 static void expect_sum_thrust(size_t n, uint64_t salt, usage *u)
 {
-    int *h = random_ints(n, salt);
-    int expected = (int)harness_sum_ints(h, 0, n), got = run_sum_thrust(h, n, u);
-    if (got != expected) {
-        char why[600];
-        if (!harness_explain_subset(h, n, got, why, sizeof why)) harness_explain_int(expected, got, why, sizeof why);
-        harness_fail(_(SUM_HINT), _("sum_thrust(n = %zu) of random ints should return %d, but it returned %d: %s."), n,
-                     expected, got, why);
-    }
+    int *h = random_ints(n, salt), lo, hi;
+    harness_value_range("mixed", n, &lo, &hi);
+    check_sum_thrust(h, n, 0, lo, hi, _("random ints"), u);
     free(h);
 }
 
@@ -187,20 +214,25 @@ static void explain_one(const harness_bug_model *models, const float *h, size_t 
 }
 
 /* The largest element, as fmaxf from -inf finds it (d_in holds no NaN for max_thrust). */
-static void expect_max(const float *h, size_t n, const char *input, usage *u)
+static void expect_max_at(const float *h, size_t n, size_t offset, const char *input, usage *u)
 {
     float expected = -INFINITY;
     for (size_t i = 0; i < n; i++) expected = fmaxf(expected, h[i]);
-    float got = run_float_fn(FN_MAX, h, n, u).max;
+    float got = run_float_fn(FN_MAX, h, n, offset, u).max;
     if (harness_same_float(expected, got)) return;
-    char want[48], have[48];
+    char want[48], have[48], what[256];
+    describe_call("max_thrust", n, offset, what, sizeof what);
     harness_diagnosis d;
     explain_one(MAX_MODELS, h, n, expected, got, 0, &d);
     harness_describe_float(expected, want, sizeof want);
     harness_describe_float(got, have, sizeof have);
-    harness_fail(d.seen == SEEN_MODEL ? d.hint : NULL,
-                 _("%s(n = %zu) of %s should return %s, but it returned %s: %s."), "max_thrust", n, input, want, have,
-                 d.words);
+    harness_fail(d.seen == SEEN_MODEL ? d.hint : NULL, _("%s of %s should return %s, but it returned %s: %s."), what,
+                 input, want, have, d.words);
+}
+
+static void expect_max(const float *h, size_t n, const char *input, usage *u)
+{
+    expect_max_at(h, n, 0, input, u);
 }
 
 static void expect_random_max(size_t n, float lo, float hi, uint64_t salt, usage *u)
@@ -221,7 +253,7 @@ static int fold_probe(harness_diagnosis *d)
     float x[N], twice[N];
     harness_random_floats(x, N, -1.0f, 1.0f, 990);
     for (size_t i = 0; i < N; i++) twice[i] = 2 * x[i];
-    float once = run_float_fn(FN_NORM, x, N, NULL).max, doubled = run_float_fn(FN_NORM, twice, N, NULL).max;
+    float once = run_float_fn(FN_NORM, x, N, 0, NULL).max, doubled = run_float_fn(FN_NORM, twice, N, 0, NULL).max;
     double ratio = doubled / once;
     if (!isfinite(ratio) || fabs(ratio - 2) < 1e-3 || fabs(ratio - 4) < 1e-3) return 0;
     char seen[sizeof d->words];
@@ -241,23 +273,49 @@ static int fold_probe(harness_diagnosis *d)
 /* The norm of floats in [-1, 1], against sqrt of the exact sum of squares S. The float sum of squares is
  * within harness_tree_sum_tolerance(n, S) of S; through the square root that is at most that much divided
  * by sqrt(S), plus the square root's own rounding (half a unit in the last place of the result). */
-static void expect_norm(size_t n, uint64_t salt, usage *u)
+/* Where a NaN or an infinity is among the elements, the norm is NaN, else +inf, exactly: returns 1 and the
+ * value then, 0 when every element is finite. */
+static int norm_of_specials(const float *h, size_t n, float *out)
 {
-    float *h = random_floats(n, -1.0f, 1.0f, salt);
+    int nan = 0, inf = 0;
+    for (size_t i = 0; i < n; i++) nan |= isnan(h[i]), inf |= isinf(h[i]);
+    if (nan || inf) *out = nan ? NAN : INFINITY;
+    return nan || inf;
+}
+
+static void check_norm(const float *h, size_t n, size_t offset, const char *input, usage *u)
+{
+    char have[48], what[256];
+    describe_call("norm_thrust", n, offset, what, sizeof what);
+    float special;
+    if (norm_of_specials(h, n, &special)) {
+        float got = run_float_fn(FN_NORM, h, n, offset, u).max;
+        if (harness_same_float(special, got)) return;
+        char want[48];
+        harness_describe_float(special, want, sizeof want);
+        harness_describe_float(got, have, sizeof have);
+        harness_fail(_(NORM_HINT), _("%s of %s should return %s, as IEEE arithmetic gives it, but it returned %s."),
+                     what, input, want, have);
+    }
     double squares;
     harness_dot_floats(h, h, n, &squares);
     double expected = sqrt(squares);
     double tol = expected > 0 ? harness_tree_sum_tolerance(n, squares) / expected + HARNESS_FLOAT_UNIT * expected : 0;
-    float got = run_float_fn(FN_NORM, h, n, u).max;
+    float got = run_float_fn(FN_NORM, h, n, offset, u).max;
     if (!(fabs((double)got - expected) <= tol)) {
-        char have[48];
         harness_diagnosis d;
         explain_one(NORM_MODELS, h, n, expected, got, tol, &d);
         if (d.seen != SEEN_MODEL && !fold_probe(&d)) d.hint = _(NORM_HINT);
         harness_describe_float(got, have, sizeof have);
-        harness_fail(d.hint, _("norm_thrust(n = %zu) of random values in [-1, 1) should return %.9g (give or take "
-                               "%.2g of rounding), but it returned %s: %s."), n, expected, tol, have, d.words);
+        harness_fail(d.hint, _("%s of %s should return %.9g (give or take %.2g of rounding), but it returned %s: %s."),
+                     what, input, expected, tol, have, d.words);
     }
+}
+
+static void expect_norm(size_t n, uint64_t salt, usage *u)
+{
+    float *h = random_floats(n, -1.0f, 1.0f, salt);
+    check_norm(h, n, 0, _("random values in [-1, 1)"), u);
     free(h);
 }
 
@@ -269,28 +327,34 @@ static int is_element(const float *h, size_t n, float x)
 }
 
 /* The range, as fminf and fmaxf from {+inf, -inf} find it: NaN ignored. */
-static void expect_minmax(const float *h, size_t n, const char *input, const char *hint, usage *u)
+static void expect_minmax_at(const float *h, size_t n, size_t offset, const char *input, const char *hint, usage *u)
 {
     float_range want = {INFINITY, -INFINITY};
     for (size_t i = 0; i < n; i++) {
         want.min = fminf(want.min, h[i]);
         want.max = fmaxf(want.max, h[i]);
     }
-    float_range got = run_float_fn(FN_MINMAX, h, n, u);
+    float_range got = run_float_fn(FN_MINMAX, h, n, offset, u);
     if (harness_same_float(want.min, got.min) && harness_same_float(want.max, got.max)) return;
     /* The NaN hint fits a range that holds a NaN or two of the input's own elements (the NaNs moved the
      * result); anything else is a plain mistake of the merge or the identity. */
     if (hint != RANGE_HINT && !isnan(got.min) && !isnan(got.max) &&
         !(is_element(h, n, got.min) && is_element(h, n, got.max)))
         hint = RANGE_HINT;
-    char w0[48], w1[48], g0[48], g1[48];
+    char w0[48], w1[48], g0[48], g1[48], what[256];
+    describe_call("minmax_thrust", n, offset, what, sizeof what);
     harness_describe_float(want.min, w0, sizeof w0);
     harness_describe_float(want.max, w1, sizeof w1);
     harness_describe_float(got.min, g0, sizeof g0);
     harness_describe_float(got.max, g1, sizeof g1);
     int guard = fabsf(got.min) == HARNESS_GUARD_FLOAT || fabsf(got.max) == HARNESS_GUARD_FLOAT;
-    harness_fail(_(hint), _("minmax_thrust(n = %zu) of %s should return {%s, %s}, but it returned {%s, %s}%s."), n, input,
-                 w0, w1, g0, g1, guard ? _(": the guard value that surrounds the input was read") : "");
+    harness_fail(_(hint), _("%s of %s should return {%s, %s}, but it returned {%s, %s}%s."), what, input, w0, w1, g0,
+                 g1, guard ? _(": the guard value that surrounds the input was read") : "");
+}
+
+static void expect_minmax(const float *h, size_t n, const char *input, const char *hint, usage *u)
+{
+    expect_minmax_at(h, n, 0, input, hint, u);
 }
 
 static void expect_random_minmax(size_t n, uint64_t salt, usage *u)
@@ -325,18 +389,34 @@ static void expect_cub_result(const dev_buffer *out, int expected, const char *w
     dev_expect_guards_intact(out, what);
 }
 
-/* Calls sum_cub `calls` times into the same d_out on a stream and checks d_out[0] after each (once the
- * stream is done), what sum_cub returned, that nothing else of d_out was written and that d_in is unchanged. */
-static void expect_sum_cub_calls(size_t n, uint64_t salt, int calls)
+/* Calls sum_cub `calls` times into the same d_out on a stream, on h with d_in offset bytes past a 16-byte boundary,
+ * and checks d_out[0] after each (once the stream is done), what sum_cub returned, that nothing else of d_out was
+ * written and that d_in is unchanged. after_small: a call on one element comes first, so that storage sized for it
+ * must grow. */
+static void check_sum_cub(const int *h, size_t n, size_t offset, int calls, int after_small)
 {
-    int *h = random_ints(n, salt);
-    int expected = (int)harness_sum_ints(h, 0, n);
-    dev_buffer in = dev_input_ints(h, n), out = dev_output_ints(1);
+    int expected = (int)harness_sum_ints(h, 0, n), guard = HARNESS_GUARD_INT;
+    dev_buffer in = dev_input(h, n, sizeof(int), &guard, offset), out = dev_output_ints(1);
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreate(&stream));
+    char name[256], later[320];
+    describe_call("sum_cub", n, offset, name, sizeof name);
+    const char *called = name;
+    if (after_small) {
+        const int one = 12345;
+        dev_buffer in1 = dev_input_ints(&one, 1), out1 = dev_output_ints(1);
+        call_sum_cub(&in1, &out1, 1, stream);
+        CUDA_OK(cudaStreamSynchronize(stream));
+        harness_after_launch("sum_cub(n = 1)");
+        expect_cub_result(&out1, one, "sum_cub(n = 1)");
+        dev_free(&in1);
+        dev_free(&out1);
+        snprintf(later, sizeof later, _("%s, after a call on n = 1,"), name);
+        called = later;
+    }
     for (int call = 1; call <= calls; call++) {
-        char what[256];
-        snprintf(what, sizeof what, "sum_cub(n = %zu)%s", n, call > 1 ? _(", called a second time,") : "");
+        char what[400];
+        snprintf(what, sizeof what, "%s%s", called, call > 1 ? _(", called a second time,") : "");
         call_sum_cub(&in, &out, n, stream);
         CUDA_OK(cudaStreamSynchronize(stream));
         harness_after_launch(what);
@@ -346,6 +426,12 @@ static void expect_sum_cub_calls(size_t n, uint64_t salt, int calls)
     CUDA_OK(cudaStreamDestroy(stream));
     dev_free(&in);
     dev_free(&out);
+}
+
+static void expect_sum_cub_calls(size_t n, uint64_t salt, int calls)
+{
+    int *h = random_ints(n, salt);
+    check_sum_cub(h, n, 0, calls, 0);
     free(h);
 }
 
@@ -403,35 +489,6 @@ START_TEST(test_ex12_one_element)
 }
 END_TEST
 
-START_TEST(test_ex12_max_identity)
-{
-    static const size_t sizes[] = {1, 33, 257, 1000, 4099};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        expect_random_max(sizes[k], -1000, -1, 20 + k, NULL);
-    const size_t n = 1000;
-    float *h = random_floats(n, -1000, -1, 30);
-    for (size_t i = 0; i < n; i++) h[i] = -INFINITY;
-    expect_max(h, n, _("-inf only"), NULL);
-    h[999] = -1;
-    expect_max(h, n, _("-inf and, last, -1"), NULL);
-    free(h);
-}
-END_TEST
-
-START_TEST(test_ex12_minmax_nan)
-{
-    const size_t n = 1000;
-    float *h = random_floats(n, -1000, 1000, 40);
-    for (size_t i = 0; i < n; i += 7) h[i] = NAN;
-    expect_minmax(h, n, _("values in [-1000, 1000) with a NaN every 7 elements"), NAN_HINT, NULL);
-    h[n - 1] = NAN;
-    expect_minmax(h, n, _("those values with a NaN last, too"), NAN_HINT, NULL);
-    for (size_t i = 0; i < n; i++) h[i] = NAN;
-    expect_minmax(h, n, _("NaNs only (NaN is ignored, so the empty range remains)"), NAN_HINT, NULL);
-    free(h);
-}
-END_TEST
-
 START_TEST(test_ex12_cub_second_call)
 {
     expect_sum_cub_calls(4099, 50, 2);
@@ -439,17 +496,148 @@ START_TEST(test_ex12_cub_second_call)
 }
 END_TEST
 
-START_TEST(test_ex12_every_size)
+/* ---- The declared inputs (checker/spaces/ex12.def): each case's values, made from the seed ------------------ */
+
+enum set_fn { SET_SUM, SET_MAX, SET_NORM, SET_MINMAX, SET_CUB };
+static const char *const SET_FN[] = {"sum", "max", "norm", "minmax", "cub"};
+
+/* Which test runs a case: each case runs once, in the test of what its values check. */
+enum concern { FOR_SIZES, FOR_MAX_IDENTITY, FOR_MINMAX_NAN, FOR_INT_RANGE };
+
+static enum set_fn fn_of(const harness_cover *c, size_t k)
 {
-    size_t sizes[64];
-    int count = harness_sizes(harness_large_n(), sizes);
-    for (int k = 0; k < count; k++) {
-        expect_sum_thrust(sizes[k], 100 + (uint64_t)k, NULL);
-        expect_random_max(sizes[k], -1000, 1000, 200 + (uint64_t)k, NULL);
-        expect_norm(sizes[k], 300 + (uint64_t)k, NULL);
-        expect_random_minmax(sizes[k], 400 + (uint64_t)k, NULL);
-        expect_sum_cub_calls(sizes[k], 500 + (uint64_t)k, 1);
+    int f = 0;
+    while (!harness_case_is(c, k, "fn", SET_FN[f])) f++;
+    return (enum set_fn)f;
+}
+
+static int kind_is(const char *values, const char *prefix) { return !strncmp(values, prefix, strlen(prefix)); }
+
+static enum concern concern_of(enum set_fn fn, const char *values)
+{
+    if (fn == SET_MAX && (!strcmp(values, "negative") || !strcmp(values, "huge") || !strcmp(values, "identity-only") ||
+                          !strcmp(values, "losing-inf-first")))
+        return FOR_MAX_IDENTITY;
+    if (fn == SET_MINMAX && kind_is(values, "nan-")) return FOR_MINMAX_NAN;
+    if ((fn == SET_SUM || fn == SET_CUB) && !strcmp(values, "huge")) return FOR_INT_RANGE;
+    return FOR_SIZES;
+}
+
+/* The ints of sum_thrust and sum_cub, drawn from [*lo, *hi]: both signs within the range whose partial sums fit
+ * with room; all negative; the largest magnitudes whose partial sums still fit (INT_MAX / n: more than a float's
+ * 24 bits keep); zeros only (the identity); the float kinds read as both signs. */
+static void make_ints(const char *values, int *h, size_t n, uint64_t salt, int *lo, int *hi, char *input,
+                      size_t len)
+{
+    harness_value_range(!strcmp(values, "huge") ? "largest" : !strcmp(values, "negative") ? "negative" : "mixed", n,
+                        lo, hi);
+    harness_random_ints(h, n, *lo, *hi, salt);
+    if (!strcmp(values, "identity-only")) {
+        memset(h, 0, n * sizeof *h);
+        snprintf(input, len, "%s", _("zeros only"));
+    } else {
+        snprintf(input, len, _("random ints in [%d, %d]"), *lo, *hi);
     }
+}
+
+
+/* The floats of max, norm and minmax, as ex12.def says each reads a kind. */
+static void make_floats(enum set_fn fn, const char *values, float *h, size_t n, uint64_t salt, char *input,
+                        size_t len)
+{
+    float lo = fn == SET_NORM ? -1.0f : -1000.0f, hi = fn == SET_NORM ? 1.0f : 1000.0f;
+    if (!strcmp(values, "negative")) hi = fn == SET_NORM ? 0.0f : -1.0f;
+    if (!strcmp(values, "huge")) {
+        lo = fn == SET_NORM ? -1e15f : -3.4e38f;
+        hi = fn == SET_NORM ? 1e15f : fn == SET_MAX ? -1e37f : 3.4e38f;
+    }
+    harness_random_floats(h, n, lo, hi, salt);
+    char base[200];
+    snprintf(base, sizeof base, _("random values in [%g, %g)"), (double)lo, (double)hi);
+    snprintf(input, len, "%s", base);
+    if (!strcmp(values, "identity-only")) {
+        /* max: -inf only; norm: zeros only; minmax: infinities of both signs only */
+        for (size_t i = 0; i < n; i++)
+            h[i] = fn == SET_MAX ? -INFINITY : fn == SET_NORM ? 0.0f : (i % 2 ? INFINITY : -INFINITY);
+        snprintf(input, len, "%s", fn == SET_MAX ? _("-inf only") : fn == SET_NORM ? _("zeros only")
+                                                                                  : _("-inf and +inf only"));
+    } else if (!strcmp(values, "losing-inf-first")) {
+        /* the first half -inf (norm: +inf), before finite values */
+        for (size_t i = 0; i < n / 2; i++) h[i] = fn == SET_NORM ? INFINITY : -INFINITY;
+        snprintf(input, len, _("%s, the first half of them %s (each thread's first values)"), base,
+                 fn == SET_NORM ? "+inf" : "-inf");
+    } else if (kind_is(values, "nan-")) {
+        /* max_thrust's d_in holds no NaN: +inf stands there, the value that wins a max wherever it sits */
+        const char *where = values + 4;
+        float v = fn == SET_MAX ? INFINITY : NAN;
+        const char *name = fn == SET_MAX ? "+inf" : "NaN";
+        size_t inside = harness_place_floats(h, n, where, v, salt + 7);
+        if (!strcmp(where, "only")) snprintf(input, len, _("%s only"), name);
+        else if (!strcmp(where, "inside")) snprintf(input, len, _("%s with %s at index %zu"), base, name, inside);
+        else if (!strcmp(where, "first")) snprintf(input, len, _("%s with %s first"), base, name);
+        else if (!strcmp(where, "last")) snprintf(input, len, _("%s with %s last"), base, name);
+        else snprintf(input, len, _("%s with %s every 7 elements"), base, name);
+    }
+}
+
+/* Runs case k of the covering set: its function on n values of its kind, d_in off 16 bytes by its offset. */
+static void run_case(const harness_cover *c, size_t k, uint64_t case_salt, const void *ctx)
+{
+    (void)ctx;
+    enum set_fn fn = fn_of(c, k);
+    const char *values = harness_case_label(c, k, "values");
+    size_t n = (size_t)harness_case_number(c, k, "n"), offset = (size_t)harness_case_number(c, k, "offset");
+    uint64_t salt = 16 * case_salt;   /* room for the salts make_floats adds */
+    char input[400];
+    if (fn == SET_SUM || fn == SET_CUB) {
+        int *h = malloc((n ? n : 1) * sizeof *h);
+        ck_assert_msg(h != NULL, _("The checker ran out of host memory."));
+        int lo, hi;
+        make_ints(values, h, n, salt, &lo, &hi, input, sizeof input);
+        if (fn == SET_SUM) check_sum_thrust(h, n, offset, lo, hi, input, NULL);
+        else check_sum_cub(h, n, offset, 1, harness_case_is(c, k, "before", "small"));
+        free(h);
+        return;
+    }
+    float *h = random_floats(n, 0.0f, 1.0f, salt);
+    make_floats(fn, values, h, n, salt, input, sizeof input);
+    if (fn == SET_MAX) expect_max_at(h, n, offset, input, NULL);
+    else if (fn == SET_NORM) check_norm(h, n, offset, input, NULL);
+    else expect_minmax_at(h, n, offset, input, kind_is(values, "nan-") ? NAN_HINT : RANGE_HINT, NULL);
+    free(h);
+}
+
+static int of_concern(const harness_cover *c, size_t k, const void *concern)
+{
+    return concern_of(fn_of(c, k), harness_case_label(c, k, "values")) == *(const enum concern *)concern;
+}
+
+static void run_cases(enum concern concern)
+{
+    harness_cover_run(&SPACE, of_concern, run_case, 1000, &concern);
+}
+
+START_TEST(test_ex12_max_identity)
+{
+    run_cases(FOR_MAX_IDENTITY);
+}
+END_TEST
+
+START_TEST(test_ex12_minmax_nan)
+{
+    run_cases(FOR_MINMAX_NAN);
+}
+END_TEST
+
+START_TEST(test_ex12_int_range)
+{
+    run_cases(FOR_INT_RANGE);
+}
+END_TEST
+
+START_TEST(test_ex12_sizes)
+{
+    run_cases(FOR_SIZES);
 }
 END_TEST
 
@@ -605,7 +793,9 @@ int main(int argc, char **argv)
         {N_("edges: max of negatives is negative, of -inf only -inf (the identity)"), test_ex12_max_identity, NEEDS_DEVICE},
         {N_("edges: minmax_thrust ignores NaN wherever it is"), test_ex12_minmax_nan, NEEDS_DEVICE},
         {N_("edges: a second sum_cub call into the same d_out gives the same sum"), test_ex12_cub_second_call, NEEDS_DEVICE},
-        {N_("sizes: every edge size up to the large one, for all five"), test_ex12_every_size, NEEDS_DEVICE},
+        {N_("edges: sum_thrust and sum_cub keep every bit of large ints"), test_ex12_int_range, NEEDS_DEVICE},
+        {N_("sizes: n at -1, 0, +1 of the warp, block, CUB's tile and two, any values, d_in off 16 bytes"),
+         test_ex12_sizes, NEEDS_DEVICE},
         {N_("concept: Thrust runs on the device, on d_in where it is (no copy)"), test_ex12_thrust_on_device, NEEDS_EMULATOR},
         {N_("concept: norm and minmax read d_in once and write no temporary"), test_ex12_one_pass, NEEDS_EMULATOR},
         {N_("concept: sum_cub allocates its storage once and never waits"), test_ex12_cub_storage_once, NEEDS_EMULATOR},
@@ -613,6 +803,6 @@ int main(int argc, char **argv)
         {0},
     };
     const harness_exercise ex = {"12", N_("Use the library: Thrust and CUB, and when each is worth its cost"),
-                                 "exercises/12-library/lesson.md", tests, NULL};
+                                 "exercises/12-library/lesson.md", tests, &SPACE};
     return harness_run(&ex, argc, argv);
 }
