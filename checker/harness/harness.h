@@ -256,8 +256,9 @@ const char *harness_backend(void);
  * GPU): a malloc'ed array of *count records, NULL when there are none. */
 emu_record *backend_take_findings(int *count);
 /* The same, as lines for a failure's message (one encoded record each, which the report turns into words):
- * how many findings there were. Guard findings wait for the test's own check, as after a launch. */
-int harness_findings_lines(char *buf, size_t len);
+ * how many findings there were. Guard findings wait for the test's own check, as after a launch. *question
+ * (when not NULL) gets the question of the first finding at the learner's line, or NULL. */
+int harness_findings_lines(char *buf, size_t len, const char **question);
 int backend_is_emulator(void);
 /* Tells the backend that only [base, base + bytes) of base's allocation is the array called name: the
  * emulator reports every access of a kernel to the rest (the guards). Nothing on a GPU. */

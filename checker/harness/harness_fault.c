@@ -38,19 +38,20 @@ static void on_fault(int sig, siginfo_t *info, void *context)
     int device = sig != SIGTRAP && backend_host_fault(info->si_addr, pc, write);
     /* The findings, as records' lines, come first in the failure's message; the report words them. */
     char findings[16384] = "";
-    int n = harness_findings_lines(findings, sizeof findings);
+    const char *question;   /* the finding's own, where it names the learner's line */
+    int n = harness_findings_lines(findings, sizeof findings, &question);
     if (device)
         harness_fail(_("Which pointers of your host code hold device memory? The host reaches it only through the "
                        "runtime's calls (cudaMemcpy, cudaMemset) and kernels."),
                      "%s\n%s", findings, _("The test's program crashed in your host code."));
     if (sig == SIGTRAP && n)
-        harness_fail(NULL, "%s\n%s", findings,
+        harness_fail(question, "%s\n%s", findings,
                      _("Your host code did something that C++ leaves undefined, so the test stops there."));
     if (n) {
         char said[256];
         snprintf(said, sizeof said, _("The test's program stopped with signal %d (%s), after what the emulator had "
                                       "found above."), sig, strsignal(sig));
-        harness_fail(NULL, "%s\n%s", findings, said);
+        harness_fail(question, "%s\n%s", findings, said);
     }
     /* Returning runs the faulting instruction again, which now ends the process with the signal. */
 }

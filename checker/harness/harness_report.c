@@ -48,17 +48,6 @@ static size_t add_records(char *buf, size_t len, size_t used, const emu_record *
     return used;
 }
 
-int harness_findings_lines(char *buf, size_t len)
-{
-    int n;
-    emu_record *r = take_findings(&n);
-    if (len) buf[0] = '\0';
-    size_t used = len ? add_records(buf, len, 0, r, n) : 0;
-    if (used) memmove(buf, buf + 1, used);   /* no newline before the first */
-    free(r);
-    return n;
-}
-
 /* The question of the first of n findings that names a line of the learner's code, in the learner's
  * language, or NULL. */
 static const char *finding_question(const emu_record *r, int n)
@@ -66,6 +55,18 @@ static const char *finding_question(const emu_record *r, int n)
     for (int i = 0; i < n; i++)
         if (r[i].at.line > 0 && emu_kind_question(r[i].kind)) return _(emu_kind_question(r[i].kind));
     return NULL;
+}
+
+int harness_findings_lines(char *buf, size_t len, const char **question)
+{
+    int n;
+    emu_record *r = take_findings(&n);
+    if (question) *question = finding_question(r, n);
+    if (len) buf[0] = '\0';
+    size_t used = len ? add_records(buf, len, 0, r, n) : 0;
+    if (used) memmove(buf, buf + 1, used);   /* no newline before the first */
+    free(r);
+    return n;
 }
 
 /* Fails the test with msg between the records before (the findings that came before the failure and

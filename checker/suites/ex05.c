@@ -100,11 +100,11 @@ START_TEST(test_ex05_last_warp_synchronises)
         harness_random_ints(h_in, (size_t)n, -range, range, 90 + k);
         dev_buffer in = dev_input_ints(h_in, (size_t)n), out = dev_output_ints(1);
         char findings[16384] = "";
-        harness_findings_lines(findings, sizeof findings); /* start from none */
+        harness_findings_lines(findings, sizeof findings, NULL); /* start from none */
         reduce_v4(dev_ptr(&in), dev_ptr(&out), n, block);
         CUDA_OK(cudaGetLastError());
         cudaError_t run = cudaDeviceSynchronize();
-        if (harness_findings_lines(findings, sizeof findings) > 0 || run != cudaSuccess)
+        if (harness_findings_lines(findings, sizeof findings, NULL) > 0 || run != cudaSuccess)
             harness_fail(_("The lanes of a warp are not guaranteed to run in lockstep (independent thread "
                            "scheduling, since Volta), and `volatile` orders nothing between them; a "
                            "__syncthreads() inside `if (tid < 32)` is one that the other warps never reach. "
