@@ -410,9 +410,9 @@ static int case_index(const harness_cover *cv, size_t k, const char *dim)
 static int cols_of(const char *label, enum op op, const device *d)
 {
     const int size = (int)in_size(op), pack = 16 / size;
-    if (label[0] == 'p' && label[1] >= '0' && label[1] <= '9') {
+    if (label[0] == 'p' && label[1] >= '0' && label[1] <= '9') {   /* "pN+d": N packs and d values; "+h": half a pack */
         const char *delta = strpbrk(label + 1, "+-");
-        return atoi(label + 1) * pack + (delta ? atoi(delta) : 0);
+        return atoi(label + 1) * pack + (!delta ? 0 : !strcmp(delta, "+h") ? pack / 2 : atoi(delta));
     }
     if (!strcmp(label, "block_last")) return 102400 / size;
     if (!strcmp(label, "cluster_first")) return 102400 / size + 1;
