@@ -104,9 +104,11 @@ symptom_hint() {
         echo "$hints"
         return 0
     fi
-    # Where no lesson hint answers the strong evidence, its own question comes before the line with no text.
+    # Where no lesson hint answers the evidence (strong, or the shape of what came back that no line names), or
+    # only a word of the test's name or message points at one, the failure's own question (the report's, chosen
+    # from what came back) comes first, then the lesson hint.
     local own=any
-    [ -n "$strong" ] && grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure" && own=own
+    grep -q '^ *\(Hint\|提示\)[:：] *[^ ]' <<<"$failure" && own=own
     manifest_lines "$nn" |
     while IFS='|' read -r hint text; do
         case $text in
@@ -125,7 +127,7 @@ symptom_hint() {
         grep -q '^evidence:' <<<"$facts" && continue
         translated=$text
         [ "$(course_language)" != en ] && translated=$(course_phrase "$text")
-        if grep -qF -e "$text" -e "$translated" <<<"$failure"; then echo "$hint"; break; fi
+        if grep -qF -e "$text" -e "$translated" <<<"$failure"; then echo "$hint $own"; break; fi
     done
 }
 

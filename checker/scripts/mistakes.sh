@@ -9,7 +9,7 @@
 #   # report-at: PLACE    the report names PLACE (file:line, relative to the repository)
 #   # report-not: TEXT    the report does not contain TEXT (the misleading words)
 #   # report-seconds: N   the grade ends within N seconds (default 20)
-#   # report-hint: K      `make hint` then starts at hint K of the lesson
+#   # report-hint: K      `make hint` then starts at hint K of the lesson (after the failure's own question)
 #   # needs: WORK         the report depends on work not merged yet: the entry is shown as waiting
 # Every report must also have no line wider than 100 columns. Texts are compared with runs of spaces and
 # line breaks made one space (the report wraps long lines). On a GPU the report is one too (the GPU's
@@ -106,7 +106,8 @@ run_entry() {
     hint=$(corpus_header "$entry" report-hint | head -n 1)
     if [ -z "$why" ] && [ -n "$hint" ]; then
         (cd "$dir" && BUILD=build STATE_DIR=.state NO_COLOR=1 checker/scripts/hint.sh "$nn") >"$dir/hint.txt" 2>&1
-        grep -q "^Hint $hint of " "$dir/hint.txt" ||
+        # (after the failure's own question, when make hint shows that first: "... again gives hint K of N")
+        grep -q -e "^Hint $hint of " -e "again gives hint $hint of " "$dir/hint.txt" ||
             why="make hint starts at $(grep -o '^Hint [0-9]* of [0-9]*' "$dir/hint.txt" || echo nothing), not hint $hint"
     fi
     needs=$(corpus_header "$entry" needs | paste -sd, -)
