@@ -111,8 +111,12 @@ static void frames_line(const uintptr_t *frames, int nframes, char *where, size_
     argv[argc] = NULL;
     static char out[65536];
     if (argc == 5 || !run_addr2line(argv, out, sizeof out)) return;
+    /* The faulting instruction itself is the program's when frames[0] is: then a C library wrapper inlined
+     * around it (bits/stdio2.h's printf under _FORTIFY_SOURCE, which some compilers turn on by default) only
+     * holds the learner's own read of an argument, and the learner's line outside it is the place. */
+    int address = -1, fault_in_program = program_address(frames[0]) != 0;
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
-        if (!strncmp(line, "0x", 2)) continue;                /* the next address */
+        if (!strncmp(line, "0x", 2)) { address++; continue; }   /* the next address */
         char *cut = strstr(line, " (discriminator");
         if (cut) *cut = '\0';
         char *colon = strrchr(line, ':');
@@ -127,7 +131,8 @@ static void frames_line(const uintptr_t *frames, int nframes, char *where, size_
              * on by default) are the library itself, no header the learner included; C++'s (c++/14/bits/
              * stl_numeric.h, std::accumulate) say which algorithm */
             int libc = strstr(inc, "bits/") && strncmp(inc, "c++/", 4);
-            snprintf(callee, callee_len, "%s", libc ? emu_text("a library") : inc);
+            if (!(libc && address == 0 && fault_in_program))
+                snprintf(callee, callee_len, "%s", libc ? emu_text("a library") : inc);
             continue;
         }
         snprintf(where, len, "%s:%d", emu_source_path(line), number);
