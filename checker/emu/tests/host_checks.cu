@@ -77,6 +77,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "accumulate")) {
         int total = std::accumulate(d, d + n, 0);   // HOST CALL
         printf("summed %d without a fault\n", total);
+    } else if (!strcmp(mode, "printf")) {
+        printf("d[3] is %d\n", d[3]);   // HOST PRINTF
     } else if (!strcmp(mode, "memcpy")) {
         memcpy(h, d, (size_t)atoi(argc > 2 ? argv[2] : "4"));   // HOST LIBRARY CALL
         printf("copied without a fault\n");
