@@ -270,6 +270,33 @@ static int fold_probe(harness_diagnosis *d)
     return 1;
 }
 
+/* An initial value that is an int (0) makes transform_reduce add in int: the sum of squares of values in [-1, 1]
+ * loses its fractions, so the result is the square root of a whole number. Its mark: the squares of what came
+ * back, on the input and on 16 values of the checker's, are whole numbers where the exact ones are not. */
+static int int_sum_probe(float got, double squares, harness_diagnosis *d)
+{
+    enum { N = 16 };
+    float x[N];
+    harness_random_floats(x, N, -1.0f, 1.0f, 991);
+    double exact16;
+    harness_dot_floats(x, x, N, &exact16);
+    float probe = run_float_fn(FN_NORM, x, N, 0, NULL).max;
+    double g2 = (double)got * got, p2 = (double)probe * probe;
+    if (!isfinite(g2) || fabs(g2 - nearbyint(g2)) > 1e-3 * (g2 + 1) || fabs(p2 - nearbyint(p2)) > 1e-3 * (p2 + 1) ||
+        fabs(squares - nearbyint(squares)) < 1e-2 || fabs(exact16 - nearbyint(exact16)) < 1e-2)
+        return 0;
+    char seen[sizeof d->words];
+    snprintf(seen, sizeof seen, "%s", d->words);
+    d->seen = SEEN_MODEL;
+    harness_evidence("bug-model", "name=int-accumulator hint=10");
+    snprintf(d->words, sizeof d->words, _("%s; its square is %.6g, a whole number, where the sum of squares is %.6g "
+                                          "(and on 16 values of the checker's, %.6g where it is %.6g): the squares "
+                                          "were added in an integer type, which drops their fractions"),
+             seen, g2, squares, p2, exact16);
+    d->hint = _("In which type does the reduction add: the elements', or its initial value's? Is 0 an int?");
+    return 1;
+}
+
 /* The norm of floats in [-1, 1], against sqrt of the exact sum of squares S. The float sum of squares is
  * within harness_tree_sum_tolerance(n, S) of S; through the square root that is at most that much divided
  * by sqrt(S), plus the square root's own rounding (half a unit in the last place of the result). */
@@ -305,7 +332,7 @@ static void check_norm(const float *h, size_t n, size_t offset, const char *inpu
     if (!(fabs((double)got - expected) <= tol)) {
         harness_diagnosis d;
         explain_one(NORM_MODELS, h, n, expected, got, tol, &d);
-        if (d.seen != SEEN_MODEL && !fold_probe(&d)) d.hint = _(NORM_HINT);
+        if (d.seen != SEEN_MODEL && !int_sum_probe(got, squares, &d) && !fold_probe(&d)) d.hint = _(NORM_HINT);
         harness_describe_float(got, have, sizeof have);
         harness_fail(d.hint, _("%s of %s should return %.9g (give or take %.2g of rounding), but it returned %s: %s."),
                      what, input, expected, tol, have, d.words);

@@ -29,6 +29,8 @@ static const char *ROW_HINT = N_("Does each block read exactly its row, d_in + r
                                  "reach the sum once?");
 static const char *VOTE_HINT = N_("Is each lane's verdict over its own elements combined over the warp "
                                   "(__all_sync for ALL, __any_sync for ANY)? Is |x| <= limit false for a NaN?");
+static const char *EMPTY_HINT = N_("What must d_out hold for an empty tensor (n = 0): ALL of nothing and ANY of "
+                                  "nothing? Does the function write both before anything can return early?");
 static const char *BLOCK_VOTE_HINT = N_("Does every thread of the block reach __syncthreads_and and "
                                         "__syncthreads_or, and does the flag that starts at {1, 0} change only "
                                         "through atomicAnd and atomicOr?");
@@ -626,8 +628,10 @@ static void expect_tensor_checks(size_t n, int from_last, uint64_t salt)
             tensor_checks_f16(dev_ptr(&din), dev_ptr(&dout), (int)n, 1.0f);
             harness_after_launch(what);
             dev_fetch(&dout, got);
-            explain_flag(want.all_small, got[0], _("ALL |x| <= limit"), "d_out[0]", what, input, BLOCK_VOTE_HINT);
-            explain_flag(want.any_nonfinite, got[1], _("ANY infinite or NaN"), "d_out[1]", what, input, BLOCK_VOTE_HINT);
+            /* An empty tensor launches nothing to vote: what is left unwritten there, the function never set. */
+            const char *hint = n == 0 ? EMPTY_HINT : BLOCK_VOTE_HINT;
+            explain_flag(want.all_small, got[0], _("ALL |x| <= limit"), "d_out[0]", what, input, hint);
+            explain_flag(want.any_nonfinite, got[1], _("ANY infinite or NaN"), "d_out[1]", what, input, hint);
             dev_expect_guards_intact(&dout, what);
             dev_expect_unchanged(&din, what);
             dev_free(&din);

@@ -320,7 +320,7 @@ static const harness_bug_model MODELS[] = {
     {"beta-before-gamma", model_stats, 10,
      N_("they are what (z + beta) * gamma gives, beta added before gamma multiplies: each output is off by "
         "beta * (gamma - 1), nothing where gamma is 1 or beta 0"),
-     N_("y = (x - mean) * rstd * gamma + beta: is beta added after the product with gamma, or before it?"), 7},
+     N_("y = (x - mean) * rstd * gamma + beta: is beta added after the product with gamma, or before it?"), 0},
     {"gamma-by-row", model_stats, 4,
      N_("they are what gamma and beta indexed by the row give: each row takes gamma[row] and beta[row] (past "
         "the last column, the guard the checker keeps there) instead of gamma[c] and beta[c]"),

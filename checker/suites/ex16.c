@@ -40,6 +40,9 @@ static const char *BLOCK_HINT = N_("Does each thread read this row's stage (it &
 static const char *CLUSTER_HINT = N_("Does each block put its partial result in its slot, wait at the cluster "
                                      "barrier, read the K partials in rank order (the same order in every block), "
                                      "and wait at the barrier again before it may leave?");
+static const char *SLICE_HINT = N_("Which columns does block k of a cluster of K take? For a row that K does not "
+                                  "divide, or a row shorter than K packs, do the K slices together reach its last "
+                                  "column, and does each block write all of its own?");
 static const char *DISPATCH_HINT = N_("Does the dispatch give each row to a path that takes it: a warp for up to 1024 "
                                       "values on a 16-byte boundary, else a block, a cluster, or the re-read?");
 static const char *DECLINE_HINT = N_("When a forced path cannot take a shape (the warp path past 1024 values, a "
@@ -135,7 +138,7 @@ static const char *explain(const job *j, int ran, double got, int poison, double
 {
     if (poison) {
         snprintf(seen, len, "%s", _("nothing was written there"));
-        return ran == WARP ? WARP_HINT : ran == CLUSTER ? CLUSTER_HINT : BLOCK_HINT;
+        return ran == WARP ? WARP_HINT : ran == CLUSTER ? SLICE_HINT : BLOCK_HINT;
     }
     if (isnan(got) || isinf(got)) {
         snprintf(seen, len, "%s", _("the outputs of a row of finite values are finite: a statistic overflowed, was "
