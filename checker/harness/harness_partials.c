@@ -39,7 +39,9 @@ static const harness_bug_model TREE_MODELS[] = {
     {"tree-without-upper-half", model_threads, 0,
      N_("it holds the values of the first half of the block's threads only: the step that adds the upper half "
         "of sdata to the lower (stride blockDim.x / 2) never ran"),
-     N_("Which step of the tree adds sdata[blockDim.x / 2 ...] to sdata[0 ...], and does your loop run it?"), 0},
+     N_("Which step of the tree adds sdata[blockDim.x / 2 ...] to sdata[0 ...], and does it run for this block "
+        "size: is it your loop's first stride, or, with blockSize a template parameter, does the launcher start "
+        "the instance for blockDim.x?"), 0},
     {"tree-without-odd-threads", model_threads, 1,
      N_("it holds the values of the block's even threads only: the step that adds each odd thread's value to "
         "its even neighbour (stride 1) never ran"),

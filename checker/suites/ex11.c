@@ -15,7 +15,8 @@ static const char ZERO_HINT[] = N_("d_out holds garbage before your launcher run
 static const char EDGE_HINT[] = N_("Which elements do the int4 loads miss: the ints before the first 16-byte "
                                   "boundary (the head), and those after the last whole int4 (the tail)? Who adds them?");
 static const char ALIGN_HINT[] = N_("An int4 load needs an address that is a multiple of 16. When d_in is not, how "
-                                   "many ints must be read one by one before the int4s start?");
+                                   "many ints must be read one by one before the int4s start, and do the head, the "
+                                   "int4s and the tail then take each element once: where does each one begin?");
 
 static const total_spec FASTEST = {
     .launch = reduce_fastest,
