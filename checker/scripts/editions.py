@@ -78,8 +78,10 @@ HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 BROKEN_WORD = (re.compile(f"[{HAN}]$"), re.compile(f"^\\s*[{HAN}\u3000-\u303f\uff00-\uffef]"))
 # Rule 12: N, or a range of them, after a comparative (an ambiguous ratio), and "every other N".
 NUM = r"\d+(?:\.\d+)?"
-AMBIGUOUS_RATIO = re.compile(f"(?<!最)(?:快|慢|高|低|超出|多出)了?\\s*(?:约|近|大约|将近)?\\s*{NUM}"
-                             f"(?:\\s*(?:到|至|-|~|–)\\s*{NUM})?\\s*倍"
+# A count of times may be written in Chinese numerals too ("超出约五倍", "大出几百倍").
+TIMES = f"(?:{NUM}|[一两二三四五六七八九十百千几]+)"
+AMBIGUOUS_RATIO = re.compile(f"(?<!最)(?:快|慢|高|低|超出|多出|大出)了?\\s*(?:约|近|大约|将近)?\\s*{TIMES}"
+                             f"(?:\\s*(?:到|至|-|~|–)\\s*{TIMES})?\\s*倍"
                              f"|(?<![A-Za-z0-9_.%]){NUM}x(?![A-Za-z0-9_%])"
                              f"|每隔\\s*(?:\\d+|[二三四五六七八九十]+)\\s*个?\\s*(?:列|行|值|元素|字|线程|lane|bank)")
 

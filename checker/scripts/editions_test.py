@@ -193,7 +193,7 @@ class EditionsTest(unittest.TestCase):
         self.assertTrue(any("\"## 提示一下\" here and \"## 提示\" in a.zh-CN.md" in p for p in problems), problems)
 
     def test_an_ambiguous_ratio_is_caught(self):
-        for ratio in ("快 1.8 倍", "高约 2 到 3 倍", "超出 14 倍", "1.8x"):
+        for ratio in ("快 1.8 倍", "高约 2 到 3 倍", "超出 14 倍", "1.8x", "超出约五倍", "大出几百倍"):
             self.assert_caught(CHINESE.replace("少约 45%（1.8 倍之差）", ratio + "（1.8）"), f"\"{ratio}\"")
         self.assert_caught(CHINESE.replace("两两相加", "每隔 3 列相加"), "\"每隔 3 列\" reads as every (N + 1)-th")
         self.assert_caught(CHINESE.replace("两两相加", "每隔三个值相加"), "\"每隔三个值\" reads as every (N + 1)-th")
