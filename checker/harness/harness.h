@@ -172,8 +172,12 @@ void harness_cover_build(const harness_space *s, harness_cover *c);
 void harness_cover_free(harness_cover *c);
 /* How many values the dimensions declare in all. */
 int harness_cover_values(const harness_cover *c);
-/* Case k's value of a dimension: as declared, as a number, or whether it is `label`. A dimension the space
- * does not declare, or a value that is not a number, is the suite's own error: it aborts. */
+/* Where the space declares dimension dim (an index into names, counts, labels and at[k]). */
+int harness_cover_dim(const harness_cover *c, const char *dim);
+/* Case k's value of a dimension: its place in the declared list, as declared, as a number, or whether it is
+ * `label`. A dimension the space does not declare, or a value that is not a number, is the suite's own
+ * error: it aborts. */
+int harness_case_index(const harness_cover *c, size_t k, const char *dim);
 const char *harness_case_label(const harness_cover *c, size_t k, const char *dim);
 double harness_case_number(const harness_cover *c, size_t k, const char *dim);
 int harness_case_is(const harness_cover *c, size_t k, const char *dim, const char *label);
@@ -600,7 +604,7 @@ int merge_report_missing(const gpu_verdicts *v);
 
 #endif /* HARNESS_MERGE_H */
 
-/* ==== Running a covering set on int inputs (exercises 01-08, harness_space_run.c) =====================
+/* ==== Running a covering set (harness_space_run.c): its cases, and for int inputs their sizes and values ===
  * A test runs the cases of its concern; a case's size is written against the design's multiples and its
  * values are drawn from a named range. */
 #ifndef HARNESS_SPACE_RUN_H
@@ -608,8 +612,8 @@ int merge_report_missing(const gpu_verdicts *v);
 
 typedef int (*harness_case_filter)(const harness_cover *c, size_t k, const void *ctx);
 typedef void (*harness_case_run)(const harness_cover *c, size_t k, uint64_t salt, const void *ctx);
-/* Builds the space's covering set and runs run(c, k, salt + k, ctx) for each case k that wanted(c, k, ctx)
- * accepts (wanted NULL: every case). A filter that accepts no case is the suite's own error: the test fails,
+/* Builds the space's covering set and runs run(c, k, salt + 16 k, ctx) for each case k that wanted(c, k, ctx)
+ * accepts (wanted NULL: every case): a case may draw its parts from salt + 0 to salt + 15. A filter that accepts no case is the suite's own error: the test fails,
  * so that no test passes having tried nothing. */
 void harness_cover_run(const harness_space *s, harness_case_filter wanted, harness_case_run run, uint64_t salt,
                        const void *ctx);

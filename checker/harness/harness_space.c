@@ -179,7 +179,7 @@ int harness_cover_values(const harness_cover *c)
     return v;
 }
 
-static int dim_or_die(const harness_cover *c, const char *dim)
+int harness_cover_dim(const harness_cover *c, const char *dim)
 {
     int d = dim_named(c, dim);
     if (d < 0) {
@@ -189,9 +189,14 @@ static int dim_or_die(const harness_cover *c, const char *dim)
     return d;
 }
 
+int harness_case_index(const harness_cover *c, size_t k, const char *dim)
+{
+    return c->at[k][harness_cover_dim(c, dim)];
+}
+
 const char *harness_case_label(const harness_cover *c, size_t k, const char *dim)
 {
-    int d = dim_or_die(c, dim);
+    int d = harness_cover_dim(c, dim);
     return c->labels[d][c->at[k][d]];
 }
 

@@ -108,8 +108,7 @@ static void every_block(int odd_warps, int blocks, uint64_t salt, const char *hi
 {
     harness_cover cover;
     harness_cover_build(&SPACE, &cover);
-    int d = 0;
-    while (strcmp(cover.names[d], "block")) d++;
+    int d = harness_cover_dim(&cover, "block");
     for (int a = 0; a < cover.counts[d]; a++) {
         int block = atoi(cover.labels[d][a]), warps = block / 32;
         if (((warps & (warps - 1)) != 0) == odd_warps) expect_allreduce(blocks, block, salt + a, hint);

@@ -401,14 +401,6 @@ static device device_limits(void)
     return d;
 }
 
-/* Case k's value of dim as its place in ex16.def's list (the order of the enums above). */
-static int case_index(const harness_cover *cv, size_t k, const char *dim)
-{
-    for (int d = 0; d < cv->dims; d++)
-        if (!strcmp(cv->names[d], dim)) return cv->at[k][d];
-    abort();
-}
-
 /* The length a cols value names for op: "pN+d" is N packs and d values; the limits (ex16.def) in bytes. */
 static int cols_of(const char *label, enum op op, const device *d)
 {
@@ -437,15 +429,15 @@ static int lanes_of(int cols, enum op op)
  * threads: 1 each off the warp path) or against the rows resident at once (res, on the path's shortest row). */
 static job case_job(const harness_cover *cv, size_t k, const device *d)
 {
-    const enum op op = (enum op)case_index(cv, k, "op");
+    const enum op op = (enum op)harness_case_index(cv, k, "op");   /* ex16.def lists them as the enums */
     const int path = (int)harness_case_number(cv, k, "path"), pack = 16 / (int)in_size(op);
     job j = plain(op, 1, cols_of(harness_case_label(cv, k, "cols"), op, d), path, EITHER, DISPATCH_HINT, 2000 + k);
     const size_t out_size = is_stats(op) ? 4 : in_size(op);
     j.in_off = (size_t)harness_case_number(cv, k, "in_shift") % (size_t)pack * in_size(op);
     j.out_off = (size_t)harness_case_number(cv, k, "out_shift") % (16 / out_size) * out_size;
-    j.mask = (enum mask)case_index(cv, k, "mask");
-    j.values = (enum values)case_index(cv, k, "values");
-    j.weights = (enum weights)case_index(cv, k, "weights");
+    j.mask = (enum mask)harness_case_index(cv, k, "mask");
+    j.values = (enum values)harness_case_index(cv, k, "values");
+    j.weights = (enum weights)harness_case_index(cv, k, "weights");
     j.eps = (float)harness_case_number(cv, k, "eps");
 
     const char *rows = harness_case_label(cv, k, "rows");
