@@ -105,6 +105,9 @@ const char *emu_kernel_name(const emu_kernel *k);       /* demangled where possi
 int emu_kernel_param_count(const emu_kernel *k);
 size_t emu_kernel_param_size(const emu_kernel *k, int i);
 size_t emu_kernel_static_shared(const emu_kernel *k);   /* bytes of .shared declared in the kernel */
+/* 1 when the kernel (or a function of its module it may call) has a strong load or an atomic on memory
+ * other than shared: it may wait in a loop for what another kernel, on another device, writes. */
+int emu_kernel_may_wait(const emu_kernel *k);
 /* The cluster a kernel declares (__cluster_dims__: PTX .reqnctapercluster), 0 when it declares none; with
  * explicit set when it must be launched in clusters (.explicitcluster), max_blocks its .maxclusterrank (0:
  * none). */
@@ -158,8 +161,18 @@ typedef struct emu_launch_config {
     emu_dim3 cluster;          /* blocks per cluster; {0,0,0}: the kernel's own (__cluster_dims__) or none */
     int cooperative;
     int device;                /* the device it runs on: another device's memory needs peer access */
+    unsigned resident;         /* emu_launch_together: blocks of it that fit on the device at once (0: all) */
 } emu_launch_config;
 void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out);
+
+/* Kernels of n different devices that run at the same time, as on a GPU machine: each may wait in a loop
+ * for a flag that another one writes (a one-shot all-reduce). Each kernel's blocks that fit on its device
+ * are resident at once; the kernels' blocks take turns, one step each, so that a block that spins on a flag
+ * lets the others run. When every block that has not finished only spins, reading the same values, the
+ * kernels wait for each other forever: a deadlock, reported with each device's line and flag. Before
+ * kernel i runs, emu_order_running(i) says so to the runtime. */
+void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_config *c, void **const *args,
+                         emu_launch_result *out);
 
 /* ---- Devices and the order between them (owned by the runtime, asked by the engine) ------------------------- */
 
@@ -171,6 +184,8 @@ int emu_peer_access(int from, int to);
  * work); the engine then gives each global access, [lo, end) of allocation a, with its instruction's place. */
 extern int emu_order_on;
 void emu_order_access(const emu_alloc *a, uint64_t lo, uint64_t end, int write, const emu_module *m, uint32_t loc);
+/* Kernel `member` of the set that emu_launch_together runs is the one running now: its accesses are its own. */
+void emu_order_running(int member);
 
 /* The places of location loc of module m in the learner's code (the engine's, emu_diag.c): the line, and the
  * learner's call where the line is inside a function of theirs. */

@@ -38,7 +38,7 @@ EMU_CFLAGS := -std=c11 -O2 $(EMU_ARCH) -ffp-contract=off -Wall -Wextra -g -I$(CU
 EMU_SRCS := $(wildcard $(EMU_DIR)/emu_*.c)
 EMU_OBJS := $(patsubst $(EMU_DIR)/%.c,$(EMU_OUT)/%.o,$(EMU_SRCS))
 # The runtime half alone, for its tests against a fake engine.
-EMU_RT_NAMES := activity api device devices errors events fatbin findings mem order record runtime
+EMU_RT_NAMES := activity api device devices errors events fatbin findings held mem order record runtime
 EMU_RT_OBJS := $(patsubst %,$(EMU_OUT)/emu_%.o,$(EMU_RT_NAMES))
 
 $(EMU_OUT)/%.o: $(EMU_DIR)/%.c

@@ -133,6 +133,7 @@ cudaError_t cudaDeviceSynchronize(void)
 cudaError_t cudaDeviceReset(void)
 {
     /* A reset destroys the context: its memory, its modules (and so __device__ variables), its errors. */
+    emu_rt_held_run();   /* after the work queued before it */
     emu_order_reset();
     emu_rt_mem_reset();
     emu_rt_modules_reset();

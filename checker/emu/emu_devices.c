@@ -72,7 +72,10 @@ cudaError_t cudaSetDevice(int device)
     cudaError_t err = emu_rt_device_check(device, "cudaSetDevice");
     if (err != cudaSuccess) return err;
     current_device = device;
-    if (device != 0) emu_order_track_start();   /* work on a second device may run beside the first's */
+    if (device != 0) {   /* work on a second device may run beside the first's */
+        emu_order_track_start();
+        emu_rt_held_devices();
+    }
     return cudaSuccess;
 }
 

@@ -117,6 +117,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 /* The host learnt that everything queued on s is done. */
 static cudaError_t emu_stream_done(cudaStream_t s, const char *who)
 {
+    emu_rt_held_run();   /* a held kernel's error is this wait's to return */
     cudaError_t err = emu_rt_status();
     if (err == cudaSuccess) err = emu_check_stream(s, who);
     if (err != cudaSuccess) return err;
@@ -207,6 +208,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
 /* The host learnt that what e's record covers is done. */
 static cudaError_t emu_event_done(cudaEvent_t e, const char *who)
 {
+    emu_rt_held_run();
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
     struct CUevent_st *ev = emu_event(e, who);

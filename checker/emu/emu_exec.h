@@ -52,6 +52,7 @@ typedef struct emu_warp {
     uint32_t cbar_for;          /* the phase they arrived for: once it completed, their wait does not block */
     uint32_t spin_pc;           /* where it last stopped at a strong load so that other blocks run (+ 1) */
     uint64_t spin_hash, spin_addr;   /* what that load read there, and the first lane's address */
+    uint32_t spin_lane;         /* that first lane */
     /* Per lane, its cp.async groups (emu_exec_async.c): committed so far, complete (those below), complete
      * before its last wait, and the barrier interval of that wait. Counted modulo 2^16. */
     uint16_t cp_committed[32], cp_done[32], cp_done_before[32];
@@ -203,6 +204,8 @@ typedef struct emu_ctx {
     uint32_t dsmem_hot;         /* the running block's shared memory was touched by another in this phase */
     uint32_t bad_rank;          /* the last rank mapa was given outside the cluster (for the finding) */
     int spin_progress;          /* a warp that stopped at a strong load read something new (emu_group_spin) */
+    uint64_t group_next, group_total;   /* the next cluster to start, and how many the launch has */
+    int group_wave;             /* the group's blocks hold a wave of clusters that has not finished */
     emu_dearly dearly[EMU_DSMEM_EARLY]; int ndearly;   /* early reads of distributed shared memory */
     uint64_t clock0;
     unsigned seed;
@@ -224,6 +227,20 @@ void emu_warps_free(emu_warp *warps, int n);
  * completes the cluster barrier of a block that is its own cluster (0 after a finding: it cannot). */
 void emu_group_launch(emu_ctx *x, int shuffle);
 int emu_cluster_of_one(emu_ctx *x);
+/* The same in steps, for kernels of several devices that take turns (emu_launch_together): open makes the
+ * group (the clusters that fit in resident blocks, at least one; every block for a cooperative launch),
+ * each step runs every block of the group once, as far as it can, and starts the next wave of clusters when
+ * the group has finished; it says whether the launch is done (or stopped), moved, or only spun reading the
+ * same values (calm: after EMU_SPIN_ROUNDS calm steps in a row, nothing will ever move). */
+#define EMU_SPIN_ROUNDS 64
+enum { EMU_GROUP_DONE, EMU_GROUP_MOVED, EMU_GROUP_CALM };
+void emu_group_open(emu_ctx *x, uint32_t resident);
+int emu_group_step(emu_ctx *x, int shuffle);
+void emu_group_close(emu_ctx *x);
+/* A warp of x's group that spins: its record r (of kind) at the load it spins on, and the name of the word
+ * it reads into flag ("flags[1]"), with *device the device whose memory that is (-1: none known). 0 when no
+ * warp spins. */
+int emu_group_waiter(emu_ctx *x, int kind, emu_record *r, char *flag, size_t len, int *device);
 /* The executor's part: lanes m arrive at the cluster barrier (0 after a fatal finding), or wait at it (0
  * after a fatal finding, 1 when the warp waits, 2 when the phase they arrived for has completed already);
  * a warp that stops at a strong load (or an atomic) at pc, in a group, after reading R's slots. */

@@ -21,7 +21,6 @@
 
 #include "emu_exec.h"
 
-#define EMU_SPIN_ROUNDS 64   /* rounds in which every block only spins, reading the same values: a deadlock */
 #define EMU_GRID_WS_BYTES 8  /* cooperative groups' grid_workspace: { wsSize, barrier } */
 
 static const char emu_msg_cbar_divergent[] = N_(
@@ -290,6 +289,7 @@ void emu_group_spin(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64_t 
     w->spin_pc = (uint32_t)pc + 1;
     w->spin_hash = h;
     w->spin_addr = R[in->a + __builtin_ctz(m)] + (uint64_t)in->imm;
+    w->spin_lane = (uint32_t)__builtin_ctz(m);
 }
 
 /* What changes when a group moves on, other than what spinning warps read. */
@@ -340,6 +340,28 @@ static void spin_deadlock(emu_ctx *x)
     emu_fatal(x, 702);
 }
 
+int emu_group_waiter(emu_ctx *x, int kind, emu_record *r, char *flag, size_t len, int *device)
+{
+    for (int i = 0; i < x->nblocks; i++) {
+        emu_block *b = &x->blocks[i];
+        if (b->done) continue;
+        for (int j = 0; j < x->nwarps; j++) {
+            emu_warp *w = &b->warps[j];
+            if (w->state != EMU_W_RUN || !w->spin_pc) continue;
+            enter(x, b);
+            const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
+            emu_where(x, w, (int)w->spin_lane, in->loc, kind, r);
+            emu_alloc *a = emu_mem_lookup((uintptr_t)w->spin_addr, 4);
+            *device = a ? a->device : -1;
+            if (a) emu_global_name(x, a, w->spin_addr, 4, flag, len);
+            else snprintf(flag, len, "0x%llx", (unsigned long long)w->spin_addr);
+            leave(x);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int emu_group_trap(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 {
     if (x->cooperative || !x->m->reads_envreg) return 0;
@@ -354,38 +376,84 @@ int emu_group_trap(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)
 
 /* ---- Groups ------------------------------------------------------------------------------------------- */
 
-/* Runs the group's blocks (already started) until all have finished, the launch stops, or it deadlocks. */
-static void run_group(emu_ctx *x, int shuffle)
+/* Starts the next wave of the launch's clusters in the group's blocks: clusters in the order of their ids
+ * (x first), each one's blocks in the order of their ranks. A last wave with fewer clusters than the group
+ * holds leaves the rest of its blocks done. */
+static void start_wave(emu_ctx *x)
 {
-    int calm = 0;
-    for (;;) {
-        int finished = 1, spinning = 0;
-        uint64_t mark = progress_mark(x);
-        x->spin_progress = 0;
-        for (int i = 0; i < x->nblocks; i++) {
-            emu_block *b = &x->blocks[i];
-            if (b->done) continue;
-            enter(x, b);
-            int st = emu_block_run(x, shuffle);
-            leave(x);
-            if (x->stop) return;
-            if (st == EMU_BLOCK_DONE) b->done = 1;
-            else finished = 0;
-            spinning |= st == EMU_BLOCK_YIELD;
+    emu_dim3 g = x->grid, c = x->cluster;
+    uint32_t ncx = g.x / c.x, ncy = g.y / c.y, nclusters = (uint32_t)x->nblocks / x->cluster_size;
+    for (uint32_t k = 0; k < nclusters; k++) {
+        if (x->group_next >= x->group_total) {
+            for (uint32_t r = 0; r < x->cluster_size; r++) x->blocks[k * x->cluster_size + r].done = 1;
+            continue;
         }
-        if (finished) { emu_dsmem_phase_end(x, UINT32_MAX); return; }
-        if (release_clusters(x)) { calm = 0; continue; }
-        if (!spinning) { cluster_deadlock(x); return; }
-        calm = (x->spin_progress || progress_mark(x) != mark) ? 0 : calm + 1;
-        if (calm > EMU_SPIN_ROUNDS) { spin_deadlock(x); return; }
+        uint64_t next = x->group_next++;
+        uint32_t cx = (uint32_t)(next % ncx), cy = (uint32_t)(next / ncx % ncy), cz = (uint32_t)(next / ((uint64_t)ncx * ncy));
+        x->cbar_phase[k] = ++x->phase_top;   /* phases are the launch's: older records never match */
+        for (uint32_t r = 0; r < x->cluster_size; r++) {
+            emu_block *b = &x->blocks[k * x->cluster_size + r];
+            uint32_t rx = r % c.x, ry = r / c.x % c.y, rz = r / (c.x * c.y);
+            b->ctaid = (emu_dim3){ cx * c.x + rx, cy * c.y + ry, cz * c.z + rz };
+            b->rank = r;
+            b->cluster = k;
+            b->done = 0;
+            b->dsmem_phase = 0;
+            x->warps = b->warps;
+            x->shared = b->shared;
+            x->shadow = b->shadow;
+            x->ctaid = b->ctaid;
+            x->pend = b->pend;
+            x->cur = b;
+            emu_race_block(x, (b->ctaid.z * g.y + b->ctaid.y) * g.x + b->ctaid.x);
+            emu_block_start(x);
+            leave(x);
+            b->phase_interval = b->interval;
+            x->met->blocks++;
+        }
     }
+    x->group_wave = 1;
 }
 
-void emu_group_launch(emu_ctx *x, int shuffle)
+int emu_group_step(emu_ctx *x, int shuffle)
+{
+    if (x->stop) return EMU_GROUP_DONE;
+    if (!x->group_wave) {
+        if (x->group_next >= x->group_total) return EMU_GROUP_DONE;
+        start_wave(x);
+    }
+    int finished = 1, spinning = 0;
+    uint64_t mark = progress_mark(x);
+    x->spin_progress = 0;
+    for (int i = 0; i < x->nblocks; i++) {
+        emu_block *b = &x->blocks[i];
+        if (b->done) continue;
+        enter(x, b);
+        int st = emu_block_run(x, shuffle);
+        leave(x);
+        if (x->stop) return EMU_GROUP_DONE;
+        if (st == EMU_BLOCK_DONE) b->done = 1;
+        else finished = 0;
+        spinning |= st == EMU_BLOCK_YIELD;
+    }
+    if (finished) {
+        emu_dsmem_phase_end(x, UINT32_MAX);
+        x->group_wave = 0;
+        return EMU_GROUP_MOVED;
+    }
+    if (release_clusters(x)) return EMU_GROUP_MOVED;
+    if (!spinning) { cluster_deadlock(x); return EMU_GROUP_DONE; }
+    return x->spin_progress || progress_mark(x) != mark ? EMU_GROUP_MOVED : EMU_GROUP_CALM;
+}
+
+void emu_group_open(emu_ctx *x, uint32_t resident)
 {
     emu_dim3 g = x->grid, c = x->cluster;
     uint64_t nblocks_grid = (uint64_t)g.x * g.y * g.z;
-    uint32_t per_group = x->cooperative ? (uint32_t)nblocks_grid : x->cluster_size;
+    uint32_t per_group = x->cluster_size;
+    if (x->cooperative) per_group = (uint32_t)nblocks_grid;
+    else if (resident > per_group)   /* whole clusters, no more than the grid has */
+        per_group = (uint32_t)((resident < nblocks_grid ? resident : nblocks_grid) / x->cluster_size * x->cluster_size);
     uint32_t nclusters = per_group / x->cluster_size;
     x->nblocks = (int)per_group;
     x->blocks = calloc(per_group, sizeof *x->blocks);
@@ -399,53 +467,47 @@ void emu_group_launch(emu_ctx *x, int shuffle)
         b->dshadow = calloc((size_t)x->shared_size / 4 + 2, sizeof *b->dshadow);
         if (!b->warps || !b->shared || !b->shadow || !b->dshadow) abort();
     }
-    void *ws = NULL;
     if (x->cooperative) {
         /* the grid workspace: { its size, the barrier counter grid.sync() adds to and spins on } */
         uint32_t init[2] = { EMU_GRID_WS_BYTES, 0 };
-        if (!(ws = calloc(1, EMU_GRID_WS_BYTES))) abort();
+        void *ws = calloc(1, EMU_GRID_WS_BYTES);
+        if (!ws) abort();
         memcpy(ws, init, sizeof init);
         emu_mem_register(ws, EMU_GRID_WS_BYTES, "grid workspace", 1);
         x->grid_ws = (uint64_t)(uintptr_t)ws;
     }
-    /* Clusters in the order of their ids (x first), each one's blocks in the order of their ranks; a
-     * cooperative launch takes them all at once. */
-    uint32_t ncx = g.x / c.x, ncy = g.y / c.y, ncz = g.z / c.z;
-    uint64_t total = (uint64_t)ncx * ncy * ncz, next = 0;
-    while (next < total && !x->stop) {
-        for (uint32_t k = 0; k < nclusters; k++, next++) {
-            uint32_t cx = (uint32_t)(next % ncx), cy = (uint32_t)(next / ncx % ncy), cz = (uint32_t)(next / ((uint64_t)ncx * ncy));
-            x->cbar_phase[k] = ++x->phase_top;   /* phases are the launch's: older records never match */
-            for (uint32_t r = 0; r < x->cluster_size; r++) {
-                emu_block *b = &x->blocks[k * x->cluster_size + r];
-                uint32_t rx = r % c.x, ry = r / c.x % c.y, rz = r / (c.x * c.y);
-                b->ctaid = (emu_dim3){ cx * c.x + rx, cy * c.y + ry, cz * c.z + rz };
-                b->rank = r;
-                b->cluster = k;
-                b->done = 0;
-                b->dsmem_phase = 0;
-                x->warps = b->warps;
-                x->shared = b->shared;
-                x->shadow = b->shadow;
-                x->ctaid = b->ctaid;
-                x->pend = b->pend;
-                x->cur = b;
-                emu_race_block(x, (b->ctaid.z * g.y + b->ctaid.y) * g.x + b->ctaid.x);
-                emu_block_start(x);
-                leave(x);
-                b->phase_interval = b->interval;
-                x->met->blocks++;
-            }
-        }
-        run_group(x, shuffle);
-    }
+    x->group_total = (uint64_t)(g.x / c.x) * (g.y / c.y) * (g.z / c.z);
+    x->group_next = 0;
+    x->group_wave = 0;
+}
+
+void emu_group_close(emu_ctx *x)
+{
     x->cur = NULL;
-    if (ws) { emu_mem_unregister(ws); free(ws); }
-    for (uint32_t i = 0; i < per_group; i++) {
+    if (x->grid_ws) {
+        void *ws = (void *)(uintptr_t)x->grid_ws;
+        emu_mem_unregister(ws);
+        free(ws);
+        x->grid_ws = 0;
+    }
+    for (int i = 0; i < x->nblocks; i++) {
         emu_block *b = &x->blocks[i];
         emu_warps_free(b->warps, x->nwarps);
         free(b->shared); free(b->shadow); free(b->dshadow);
     }
     free(x->blocks); free(x->cbar_phase);
     x->blocks = NULL; x->warps = NULL; x->shared = NULL; x->shadow = NULL; x->pend = x->pend_own;
+}
+
+/* Runs the group's blocks until all have finished, the launch stops, or it deadlocks: every block that has
+ * not finished only spins, reading the same values, for more than EMU_SPIN_ROUNDS rounds. */
+void emu_group_launch(emu_ctx *x, int shuffle)
+{
+    emu_group_open(x, 0);
+    int calm = 0, st;
+    while ((st = emu_group_step(x, shuffle)) != EMU_GROUP_DONE) {
+        calm = st == EMU_GROUP_CALM ? calm + 1 : 0;
+        if (calm > EMU_SPIN_ROUNDS) { spin_deadlock(x); break; }
+    }
+    emu_group_close(x);
 }

@@ -212,27 +212,30 @@ void emu_warps_free(emu_warp *warps, int n)
 void emu_launch(const emu_kernel *k, emu_dim3 grid, emu_dim3 block, size_t dynamic_shared, void **args,
                 emu_launch_result *out)
 {
-    emu_launch_config c = { grid, block, dynamic_shared, { 0, 0, 0 }, 0, 0 };
+    emu_launch_config c = { grid, block, dynamic_shared, { 0, 0, 0 }, 0, 0, 0 };
     emu_launch_ex(k, &c, args, out);
 }
 
-void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out)
+/* Checks launch c of kernel k and makes its context in x (for launch_close to free): 0 when the launch is
+ * refused or stopped at once (out says why), else 1 with *shuffle the warp order setting. */
+static int launch_open(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out,
+                       emu_ctx *x, int *shuffle)
 {
     memset(out, 0, sizeof *out);
-    if (!k) { out->error = 98; return; }   /* cudaErrorInvalidDeviceFunction */
+    if (!k) { out->error = 98; return 0; }   /* cudaErrorInvalidDeviceFunction */
     const emu_func *f = &k->f;
     emu_dim3 grid = c->grid, block = c->block;
     size_t dynamic_shared = c->dynamic_shared;
     uint64_t nthreads = (uint64_t)block.x * block.y * block.z;
-    if (!grid.x || !grid.y || !grid.z || !nthreads) { bad_launch(out, k, 9, N_("a grid or block dimension is 0")); return; }
+    if (!grid.x || !grid.y || !grid.z || !nthreads) { bad_launch(out, k, 9, N_("a grid or block dimension is 0")); return 0; }
     if (nthreads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64) {
         char why[600];
         snprintf(why, sizeof why, emu_text("a block of %u x %u x %u threads is more than the 1024 threads (64 in z) a block may have"),
                  block.x, block.y, block.z);
         bad_launch(out, k, 9, why);
-        return;
+        return 0;
     }
-    if (grid.y > 65535 || grid.z > 65535) { bad_launch(out, k, 9, N_("gridDim.y and gridDim.z may be at most 65535")); return; }
+    if (grid.y > 65535 || grid.z > 65535) { bad_launch(out, k, 9, N_("gridDim.y and gridDim.z may be at most 65535")); return 0; }
     size_t stat = emu_kernel_static_shared(k);
     if (stat + dynamic_shared > MAX_SHARED) {
         char why[600];
@@ -240,7 +243,7 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
                                            "than the %u a block may have"),
                  stat + dynamic_shared, stat, dynamic_shared, MAX_SHARED);
         bad_launch(out, k, 9, why);
-        return;
+        return 0;
     }
     /* Clusters: the launch's, else the kernel's own (__cluster_dims__), else one block each. */
     emu_dim3 cluster = c->cluster;
@@ -254,15 +257,13 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
                                            "or hold more than %u blocks"),
                  cluster.x, cluster.y, cluster.z, grid.x, grid.y, grid.z, EMU_MAX_CLUSTER);
         bad_launch(out, k, 912, why);   /* cudaErrorInvalidClusterSize */
-        return;
+        return 0;
     }
-    if (f->nparams && !args) { bad_launch(out, k, 1, N_("the kernel takes arguments but none were given")); return; }
+    if (f->nparams && !args) { bad_launch(out, k, 1, N_("the kernel takes arguments but none were given")); return 0; }
     /* A kernel that never finished in an earlier test of this run costs nothing the second time. */
-    if (emu_diag_endless_known(f->name, f->pretty)) { out->error = 702; return; }   /* cudaErrorLaunchTimeout */
+    if (emu_diag_endless_known(f->name, f->pretty)) { out->error = 702; return 0; }   /* cudaErrorLaunchTimeout */
 
-    emu_ctx X;
-    memset(&X, 0, sizeof X);
-    emu_ctx *x = &X;
+    memset(x, 0, sizeof *x);
     x->k = f;
     x->m = f->mod;
     x->grid = grid;
@@ -291,13 +292,35 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
     x->budget = env_budget();
     x->met = &out->metrics;
     const char *sh = getenv("EMU_SHUFFLE_WARPS");
-    int shuffle = sh && *sh && strcmp(sh, "0") != 0;
+    *shuffle = sh && *sh && strcmp(sh, "0") != 0;
     const char *seed = getenv("EMU_SEED");
     x->seed = seed ? (unsigned)strtoul(seed, NULL, 10) : 12345u;
+    return 1;
+}
 
+/* The launch's end: its records of races freed, its trace written, a kernel that never ended remembered,
+ * its result in out. */
+static void launch_close(emu_ctx *x, emu_launch_result *out)
+{
+    emu_race_end(x);
+    if (x->trace) emu_trace_end(x);
+    if (x->executed >= x->budget || x->endless) emu_diag_endless_record(x->k->name);
+    fflush(stdout);
+    out->metrics.threads_per_block = x->nthreads;
+    out->error = x->error;
+    free(x->order); free(x->stags); free(x->params);
+}
+
+void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args, emu_launch_result *out)
+{
+    emu_ctx X;
+    emu_ctx *x = &X;
+    int shuffle;
+    if (!launch_open(k, c, args, out, x, &shuffle)) return;
+    emu_dim3 grid = x->grid;
     x->trace = emu_trace_launch(x);
     emu_diag_begin();
-    if (cluster_size > 1 || c->cooperative) {
+    if (x->cluster_size > 1 || x->cooperative) {
         emu_group_launch(x, shuffle);   /* blocks that run together */
     } else {
         x->shared = calloc(1, x->shared_size + 16);
@@ -318,12 +341,108 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
         free(x->shadow);
         free(x->shared);
     }
-    emu_race_end(x);
-    if (x->trace) emu_trace_end(x);
-    emu_diag_end(f->pretty);
-    if (x->executed >= x->budget || x->endless) emu_diag_endless_record(f->name);
-    fflush(stdout);
-    out->metrics.threads_per_block = nthreads;
-    out->error = x->error;
-    free(x->order); free(x->stags); free(x->params);
+    emu_diag_end(x->k->pretty);
+    launch_close(x, out);
+}
+
+/* ---- Kernels of several devices at once ------------------------------------------------------------------ */
+
+static const char emu_msg_devices_wait[] = N_(
+    "the kernels of %d devices wait for each other forever: this one, on device %d, waits in a loop for %s%s, "
+    "and %s. Nothing that still runs writes what they wait for, so on a GPU machine every one of them hangs. "
+    "Does each device write the flag that the others wait for, where they read it (in the peer's memory, "
+    "or its own), with the value they wait for (this call's epoch, not the last one's)? The launches fail "
+    "with cudaErrorLaunchTimeout.");
+static const char emu_msg_device_waits_alone[] = N_(
+    "this kernel, on device %d, waits in a loop for %s%s, but the kernels of the other devices that ran with "
+    "it have finished, and nothing writes it any more: on a GPU machine it hangs. Does each device write the "
+    "flag that the others wait for, where they read it (in the peer's memory, or its own), with the value "
+    "they wait for (this call's epoch, not the last one's)? The launch fails with cudaErrorLaunchTimeout.");
+static const char emu_msg_device_memory[] = N_(" (memory of device %d)");
+/* TRANSLATORS: one waiting kernel of several, in a list joined by "; " */
+static const char emu_msg_other_waits[] = N_("device %d waits at %s for %s%s");
+
+/* Whether launch x has blocks still to run. */
+static int unfinished(const emu_ctx *x)
+{
+    return !x->stop && (x->group_wave || x->group_next < x->group_total);
+}
+
+/* Every kernel that has not finished only spins: one finding, at the first one's line, that names each
+ * device, its line and the flag it waits for. */
+static void devices_deadlock(emu_ctx *xs, const int *live, int n)
+{
+    if (emu_diag_first(EMU_FD_BUDGET)) {
+        emu_record first, r;
+        char flag[300], where[400], mem[100], others[1600] = "", first_flag[300] = "", first_mem[100] = "";
+        int waiting = 0, device, first_device = 0;
+        size_t o = 0;
+        for (int i = 0; i < n; i++) {
+            if (!live[i] || !unfinished(&xs[i]) ||
+                !emu_group_waiter(&xs[i], EMU_FD_BUDGET, &r, flag, sizeof flag, &device))
+                continue;
+            mem[0] = '\0';
+            if (device >= 0) snprintf(mem, sizeof mem, emu_text(emu_msg_device_memory), device);
+            if (!waiting++) {
+                first = r;
+                first_device = xs[i].device;
+                snprintf(first_flag, sizeof first_flag, "%s", flag);
+                snprintf(first_mem, sizeof first_mem, "%s", mem);
+                continue;
+            }
+            emu_place_text(&r.at, where, sizeof where);
+            if (o && o < sizeof others) o += (size_t)snprintf(others + o, sizeof others - o, "; ");
+            if (o < sizeof others)
+                o += (size_t)snprintf(others + o, sizeof others - o, emu_text(emu_msg_other_waits), xs[i].device,
+                                      where, flag, mem);
+        }
+        if (waiting > 1)
+            emu_diag_report(&first, emu_msg_devices_wait, waiting, first_device, first_flag, first_mem, others);
+        else if (waiting)
+            emu_diag_report(&first, emu_msg_device_waits_alone, first_device, first_flag, first_mem);
+    }
+    for (int i = 0; i < n; i++)
+        if (live[i] && unfinished(&xs[i])) { xs[i].endless = 1; emu_fatal(&xs[i], 702); }
+}
+
+void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_config *c, void **const *args,
+                         emu_launch_result *out)
+{
+    if (n == 1) {
+        emu_order_running(0);
+        emu_launch_ex(k[0], &c[0], args[0], &out[0]);
+        return;
+    }
+    emu_ctx *xs = calloc((size_t)n, sizeof *xs);
+    int *live = calloc((size_t)n, sizeof *live), shuffle = 0;
+    if (!xs || !live) abort();
+    emu_diag_begin();
+    for (int i = 0; i < n; i++) {
+        if (!launch_open(k[i], &c[i], args[i], &out[i], &xs[i], &shuffle)) continue;
+        emu_order_running(i);
+        emu_group_open(&xs[i], c[i].resident);
+        live[i] = 1;
+    }
+    /* Turns: each kernel one step. They wait for each other forever when none moved for EMU_SPIN_ROUNDS. */
+    for (int calm = 0, running = 1; running;) {
+        int moved = 0;
+        running = 0;
+        for (int i = 0; i < n; i++) {
+            if (!live[i] || !unfinished(&xs[i])) continue;
+            emu_order_running(i);
+            int st = emu_group_step(&xs[i], shuffle);
+            moved |= st != EMU_GROUP_CALM;
+            running |= st != EMU_GROUP_DONE;
+        }
+        calm = moved ? 0 : calm + 1;
+        if (running && calm > EMU_SPIN_ROUNDS) { devices_deadlock(xs, live, n); break; }
+    }
+    emu_order_running(-1);
+    for (int i = 0; i < n; i++)
+        if (live[i]) emu_group_close(&xs[i]);
+    emu_diag_end(NULL);
+    for (int i = 0; i < n; i++)
+        if (live[i]) launch_close(&xs[i], &out[i]);
+    free(live);
+    free(xs);
 }

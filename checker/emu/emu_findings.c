@@ -141,6 +141,7 @@ void emu_finding_count(int kind, const emu_place *at, unsigned long count)
 
 emu_record *emu_records_take(int *count)
 {
+    emu_rt_held_run();   /* what the held kernels find comes before the count */
     pthread_mutex_lock(&emu_findings_lock);
     emu_record *out = emu_nkept ? malloc((size_t)emu_nkept * sizeof *out) : NULL;
     *count = out ? emu_nkept : 0;

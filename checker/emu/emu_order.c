@@ -13,7 +13,13 @@
  *
  * Accesses are recorded only once work has gone to a second queue (one queue orders everything by itself),
  * as byte ranges: a runtime copy gives its two ranges, a kernel each warp instruction's span of addresses,
- * merged with its neighbours. */
+ * merged with its neighbours.
+ *
+ * Kernels of several devices that run together (emu_held.c: they may wait for each other through flags in
+ * memory) are one set: each is an operation of its own, its ranges tagged with it while it runs
+ * (emu_order_running), and each is checked at the set's end against the operations before the set. Two
+ * kernels of the set are not checked against each other: what orders them is their flags, which the engine
+ * checks, not streams and events. */
 #define _GNU_SOURCE      /* backtrace */
 #include <execinfo.h>
 #include <stdio.h>
@@ -64,6 +70,9 @@ static size_t nranges, capranges;
 static int current = -1;          /* the operation running now, or -1 */
 static size_t current_first;      /* its first range */
 static int first_queue = -1;      /* the only queue used so far, until a second one makes tracking start */
+static int in_set;                /* between emu_order_set_begin and emu_order_set_end */
+static int set_ops[EMU_MAX_DEVICES];   /* the set's operations, in the order they began (-1: not tracked) */
+static int nset;
 int emu_order_on;
 
 static const char msg_read_after[] =
@@ -171,6 +180,7 @@ static void retire(void)
 
 void emu_order_host_wait_clock(const emu_order_clock *e)
 {
+    emu_rt_held_run();
     if (!e) return;
     join(host, e->c);
     retire();
@@ -178,6 +188,7 @@ void emu_order_host_wait_clock(const emu_order_clock *e)
 
 void emu_order_host_wait_queue(int q)
 {
+    emu_rt_held_run();
     if (q < 0) return;
     enqueue_join(q);   /* the legacy stream waits for the blocking streams, so the host does too */
     join(host, queues[q].clock);
@@ -186,6 +197,7 @@ void emu_order_host_wait_queue(int q)
 
 void emu_order_host_wait_device(int device)
 {
+    emu_rt_held_run();
     for (int q = 0; q < EMU_ORDER_QUEUES; q++)
         if ((queues[q].used || q < EMU_MAX_DEVICES) && (q < EMU_MAX_DEVICES ? q : queues[q].device) == device)
             join(host, queues[q].clock);
@@ -209,13 +221,15 @@ void emu_order_serialize_devices(const int *devices, int count)
 
 /* ---- Operations and their accesses ----------------------------------------------------------------------- */
 
-void emu_order_begin(int q, int device, const char *what)
+/* The operation's place in queue q: its epoch, and (while accesses are recorded) its entry in the log; -1
+ * when it has none. */
+static int enqueue(int q, int device, const char *what)
 {
     enqueue_join(q);
     uint32_t epoch = ++queues[q].clock[q];
     if (first_queue < 0) first_queue = q;
     if (q != first_queue) emu_order_track_start();
-    if (!emu_order_on) return;
+    if (!emu_order_on) return -1;
     if (nops == EMU_ORDER_OPS) {   /* the oldest leaves: a race with it goes unseen */
         host[ops[0].queue] = host[ops[0].queue] > ops[0].epoch ? host[ops[0].queue] : ops[0].epoch;
         retire();
@@ -230,8 +244,20 @@ void emu_order_begin(int q, int device, const char *what)
     o->epoch = epoch;
     snprintf(o->what, sizeof o->what, "%s", what);
     o->nframes = backtrace(o->frames, EMU_ORDER_FRAMES);
-    current = nops++;
+    return nops++;
+}
+
+void emu_order_begin(int q, int device, const char *what)
+{
+    emu_rt_held_run();   /* the kernels held so far were enqueued before this operation */
+    current = enqueue(q, device, what);
     current_first = nranges;
+}
+
+uint32_t emu_order_hold(int q, int device, const char *what)
+{
+    enqueue(q, device, what);
+    return queues[q].clock[q];
 }
 
 void emu_order_track_start(void) { emu_order_on = 1; }
@@ -239,6 +265,7 @@ void emu_order_track_start(void) { emu_order_on = 1; }
 static int range_order(const void *pa, const void *pb)
 {
     const emu_range *a = pa, *b = pb;
+    if (a->op != b->op) return a->op - b->op;
     if (a->alloc != b->alloc) return (uintptr_t)a->alloc < (uintptr_t)b->alloc ? -1 : 1;
     if (a->write != b->write) return a->write - b->write;
     return a->lo < b->lo ? -1 : a->lo > b->lo;
@@ -253,7 +280,7 @@ static void coalesce(void)
     qsort(ranges + current_first, count, sizeof *ranges, range_order);
     for (size_t i = current_first + 1; i < nranges; i++) {
         emu_range *last = &ranges[kept], *r = &ranges[i];
-        if (r->alloc == last->alloc && r->write == last->write && r->lo <= last->hi) {
+        if (r->op == last->op && r->alloc == last->alloc && r->write == last->write && r->lo <= last->hi) {
             if (r->hi > last->hi) last->hi = r->hi;
         } else {
             ranges[++kept] = *r;
@@ -267,7 +294,7 @@ static void add_range(const emu_alloc *a, uintptr_t lo, uintptr_t hi, int write,
     if (nranges - current_first >= EMU_ORDER_COALESCE) coalesce();
     for (size_t i = nranges; i > current_first && i + EMU_ORDER_MERGE > nranges; i--) {
         emu_range *r = &ranges[i - 1];
-        if (r->alloc == a && r->write == write && lo <= r->hi && hi >= r->lo) {
+        if (r->op == current && r->alloc == a && r->write == write && lo <= r->hi && hi >= r->lo) {
             if (lo < r->lo) r->lo = lo;
             if (hi > r->hi) r->hi = hi;
             return;
@@ -353,23 +380,59 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     emu_finding_record(&r);
 }
 
-void emu_order_end(void)
+/* Checks operation op's ranges (from current_first on) against the operations before them. */
+static void check_op(int op)
 {
-    if (current < 0) return;
-    coalesce();
-    const emu_queue *Q = &queues[ops[current].queue];
-    int reported = 0;
-    for (size_t i = current_first; i < nranges && !reported; i++) {
+    const emu_queue *Q = &queues[ops[op].queue];
+    for (size_t i = current_first; i < nranges; i++) {
         const emu_range *x = &ranges[i];
-        for (size_t j = 0; j < current_first && !reported; j++) {
+        if (x->op != op) continue;
+        for (size_t j = 0; j < current_first; j++) {
             const emu_range *y = &ranges[j];
             const emu_op *oy = &ops[y->op];
             if (!(x->write || y->write) || y->alloc != x->alloc || y->hi <= x->lo || x->hi <= y->lo) continue;
-            if (oy->queue == ops[current].queue || Q->clock[oy->queue] >= oy->epoch) continue;
+            if (oy->queue == ops[op].queue || Q->clock[oy->queue] >= oy->epoch) continue;
             report(x, y, x->lo > y->lo ? x->lo : y->lo);
-            reported = 1;   /* one finding per operation: the first conflict says what is missing */
+            return;   /* one finding per operation: the first conflict says what is missing */
         }
     }
+}
+
+void emu_order_end(void)
+{
+    if (current < 0 || in_set) return;
+    coalesce();
+    check_op(current);
+    current = -1;
+}
+
+void emu_order_set_begin(const int *q, const uint32_t *epoch, int count)
+{
+    in_set = 1;
+    nset = 0;
+    /* found by queue and epoch: the log may have moved its entries, or let the oldest go (then untracked) */
+    for (int i = 0; i < count && i < EMU_MAX_DEVICES; i++) {
+        set_ops[nset] = -1;
+        for (int o = nops - 1; o >= 0 && set_ops[nset] < 0; o--)
+            if (ops[o].queue == q[i] && ops[o].epoch == epoch[i]) set_ops[nset] = o;
+        nset++;
+    }
+    current = -1;
+    current_first = nranges;
+}
+
+void emu_order_running(int member)
+{
+    if (in_set) current = member >= 0 && member < nset ? set_ops[member] : -1;
+}
+
+void emu_order_set_end(void)
+{
+    coalesce();
+    for (int i = 0; i < nset; i++)
+        if (set_ops[i] >= 0) check_op(set_ops[i]);
+    in_set = 0;
+    nset = 0;
     current = -1;
 }
 
@@ -383,6 +446,8 @@ void emu_order_forget(const emu_alloc *a)
 
 void emu_order_reset(void)
 {
+    in_set = 0;
+    nset = 0;
     nops = 0;
     nranges = 0;
     nsaid = 0;

@@ -835,6 +835,21 @@ size_t emu_kernel_param_size(const emu_kernel *k, int i)
     return (k && i >= 0 && i < k->f.nparams) ? k->f.param_size[i] : 0;
 }
 
+int emu_kernel_may_wait(const emu_kernel *k)
+{
+    if (!k) return 0;
+    const emu_module *m = k->f.mod;
+    for (int i = 0; i < m->nfuncs; i++) {
+        const emu_func *f = m->funcs[i];
+        if (f != &k->f && f->is_entry) continue;   /* another kernel's code never runs in this one */
+        for (int pc = 0; pc < f->ncode; pc++) {
+            const emu_insn *in = &f->code[pc];
+            if (in->op == EMU_OP_LD_STRONG || (in->op == EMU_OP_ATOM && in->space != EMU_SP_SHARED)) return 1;
+        }
+    }
+    return 0;
+}
+
 int emu_kernel_cluster(const emu_kernel *k, emu_dim3 *dims, int *explicit_cluster, unsigned *max_blocks)
 {
     const emu_func *f = k ? &k->f : NULL;

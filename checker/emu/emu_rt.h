@@ -210,6 +210,12 @@ void emu_order_serialize_devices(const int *devices, int count);
  * Between begin and end, emu_order_range (the runtime's copies) and emu_order_access (the engine) give what it
  * touches; end checks it against the operations still in flight and files a finding for a conflict. */
 void emu_order_begin(int q, int device, const char *what);
+/* A kernel held (emu_held.c): its place in q's order is taken now, and its epoch returned; it runs later, in
+ * a set of kernels of several devices, between emu_order_set_begin (the set's queues and epochs) and
+ * emu_order_set_end, which checks each one's accesses (emu_order_running says whose they are). */
+uint32_t emu_order_hold(int q, int device, const char *what);
+void emu_order_set_begin(const int *q, const uint32_t *epoch, int count);
+void emu_order_set_end(void);
 void emu_order_range(const emu_alloc *a, uintptr_t lo, size_t len, int write);
 void emu_order_end(void);
 /* Start recording accesses (done by emu_order_begin once a second queue has work). */
@@ -217,6 +223,18 @@ void emu_order_track_start(void);
 /* An allocation is freed: its ranges leave the log. */
 void emu_order_forget(const emu_alloc *a);
 void emu_order_reset(void);
+
+/* ---- Kernels held until the host waits (emu_held.c) -------------------------------------------------------- */
+
+/* Whether a launch on device is held (1) rather than run now (0): with several devices in use, a kernel that
+ * may wait for another device's kernel, or any kernel of a device while another device's is held. A held
+ * launch keeps copies of its arguments. */
+int emu_rt_held_add(const emu_kernel *k, const emu_launch_config *c, void **args, int queue, const char *what);
+/* Runs the held kernels together (emu_launch_together); called before anything that the host waits for or
+ * that comes after them in stream order, and at exit. */
+void emu_rt_held_run(void);
+/* A device other than 0 was made current: kernels may be held from now on. */
+void emu_rt_held_devices(void);
 
 /* "file:line" of the innermost place in the learner's code among the host frames (backtrace's), or "". */
 void emu_host_frames_line(void *const *frames, int nframes, char *where, size_t len);

@@ -492,10 +492,14 @@ static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *
         emu_rt_activity.default_stream_launches++;
     emu_launch_result r;
     memset(&r, 0, sizeof r);
+    unsigned threads = l->block.x * l->block.y * l->block.z;
     emu_launch_config c = { { l->grid.x, l->grid.y, l->grid.z }, { l->block.x, l->block.y, l->block.z }, l->shared,
-                            { cluster.x, cluster.y, cluster.z }, l->cooperative, device };
+                            { cluster.x, cluster.y, cluster.z }, l->cooperative, device,
+                            (unsigned)(emu_rt_blocks_per_sm(f, k, (int)threads, l->shared) * EMU_SM_COUNT) };
     char what[200];
     snprintf(what, sizeof what, emu_text(emu_msg_kernel_op), emu_kernel_name(k));
+    /* it may wait for a kernel of another device: it runs with them when the host waits (emu_held.c) */
+    if (emu_rt_held_add(k, &c, args, queue, what)) return cudaSuccess;
     emu_order_begin(queue, device, what);
     emu_launch_ex(k, &c, args, &r);
     emu_order_end();

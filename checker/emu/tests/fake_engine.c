@@ -126,6 +126,18 @@ void emu_launch_ex(const emu_kernel *k, const emu_launch_config *c, void **args,
     emu_launch(k, c->grid, c->block, c->dynamic_shared, args, out);
 }
 
+/* No fake kernel waits for another ("waits" in a name would): together is one after another, in order. */
+int emu_kernel_may_wait(const emu_kernel *k) { return strstr(k->name, "waits") != NULL; }
+
+void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_config *c, void **const *args,
+                         emu_launch_result *out)
+{
+    for (int i = 0; i < n; i++) {
+        emu_order_running(i);
+        emu_launch_ex(k[i], &c[i], args[i], &out[i]);
+    }
+}
+
 /* The engine's and the host fault handler's places, which the runtime's order checks name: none here. */
 void emu_loc_places(const emu_module *m, uint32_t loc, emu_place *at, emu_place *call)
 {
