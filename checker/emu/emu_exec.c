@@ -541,7 +541,7 @@ int emu_exec_warp(emu_ctx *x, emu_warp *w)
         const uint64_t *const ra = R + in->a, *const rb = R + in->b, *const rc = R + in->c, *const re = R + in->e;
         switch (in->op) {
         case EMU_OP_NOP: break;
-        case EMU_OP_FENCE: emu_race_fence(x); break;
+        case EMU_OP_FENCE: emu_race_fence(x, (in->flags & EMU_F_SYS) != 0); break;
         case EMU_OP_MOV: LANES(m, rd[l] = ra[l]); break;
         case EMU_OP_ADD_I32: LANES(m, rd[l] = LO32(ra[l] + rb[l])); break;
         case EMU_OP_ADD_I64: LANES(m, rd[l] = ra[l] + rb[l]); break;

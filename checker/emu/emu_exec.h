@@ -140,7 +140,7 @@ typedef struct emu_block {
                                       * what they did before it is ordered before what this block does after */
     uint32_t bar_popc, bar_and, bar_or, bar_arrived[16], bar_expected[16];
     emu_pending pend[EMU_PENDING_READS]; int npend; unsigned long pend_more;
-    uint32_t race_block, race_acquired, race_fence_seq;
+    uint32_t race_block, race_acquired, race_fence_seq, race_fence_sys_seq;
 } emu_block;
 
 /* Races on global memory (emu_exec_race.c): what a launch knows about its blocks' orderings. */
@@ -151,11 +151,33 @@ typedef struct emu_race {
     uint32_t block;             /* the running block, linear, + 1 */
     uint32_t acquired;          /* the sync words this block acquired, a bit per id */
     uint32_t fence_seq;         /* the order of the block's last fence (0: none) */
+    uint32_t fence_sys_seq;     /* and of its last fence at system scope (__threadfence_system()) */
     uint32_t seq;               /* the launch's order of memory events so far */
     emu_race_shadow *shadows; int nshadows;
     struct emu_release *releases;   /* per block: its last release */
     uint64_t sync[31]; int nsync;   /* the sync words: targets of atomics and releases */
 } emu_race;
+
+/* Kernels of several devices that run together (emu_launch_together): what one knows of the others, for the
+ * order between them (emu_exec_peers.c). A flag is a word that a kernel writes with a strong store or an
+ * atomic; a write of another device is ordered before a read of this one when this one has read (with a
+ * strong load) a flag that the writer released after the write, at system scope. */
+#define EMU_PEERS_MAX 16     /* kernels in a set, one per device */
+#define EMU_PEER_FLAGS 64    /* flags kept per kernel; past them its writes are not checked (lenient) */
+enum { EMU_PEER_RELEASED, EMU_PEER_UNFENCED, EMU_PEER_GPU_SCOPE, EMU_PEER_PLAIN };
+typedef struct emu_peer_flag {
+    uint64_t word;              /* its address, 4-byte aligned */
+    uint32_t seq;               /* its last write, in the writer's order of memory events (emu_race.seq) */
+    uint32_t released;          /* the writer's writes before this order are released by it (0: none) */
+    uint32_t loc;               /* the write's line */
+    uint8_t how;                /* EMU_PEER_*: a release at system scope, or what it lacked */
+} emu_peer_flag;
+typedef struct emu_peers {
+    struct emu_ctx *all; int n, self;    /* the set's launches, and this one's index */
+    emu_peer_flag flags[EMU_PEER_FLAGS]; int nflags, overflow;   /* this kernel's flags */
+    uint32_t acquired[EMU_PEERS_MAX];    /* per other kernel: its writes before this order are ordered */
+    emu_peer_flag seen[EMU_PEERS_MAX];   /* per other kernel: its last flag write this one read (seq 0: none) */
+} emu_peers;
 
 typedef struct emu_ctx {
     const emu_func *k;
@@ -204,6 +226,7 @@ typedef struct emu_ctx {
     uint32_t dsmem_hot;         /* the running block's shared memory was touched by another in this phase */
     uint32_t bad_rank;          /* the last rank mapa was given outside the cluster (for the finding) */
     int spin_progress;          /* a warp that stopped at a strong load read something new (emu_group_spin) */
+    emu_peers *peers;           /* kernels of other devices that run with this one; NULL when none */
     uint64_t group_next, group_total;   /* the next cluster to start, and how many the launch has */
     int group_wave;             /* the group's blocks hold a wave of clusters that has not finished */
     emu_dearly dearly[EMU_DSMEM_EARLY]; int ndearly;   /* early reads of distributed shared memory */
@@ -384,7 +407,11 @@ const void *emu_generic_ptr(emu_ctx *x, emu_warp *w, int lane, uint64_t addr, si
 /* emu_exec_race.c */
 void emu_race_block(emu_ctx *x, uint32_t block_lin);   /* at each block's start */
 void emu_race_end(emu_ctx *x);                         /* at the launch's end */
-void emu_race_fence(emu_ctx *x);                       /* __threadfence() and stronger */
+void emu_race_fence(emu_ctx *x, int sys);
+/* Whether launch x wrote any of the n bytes at addr (of a) with a plain store: the latest such write's order
+ * (emu_race.seq) and line, and whether it is the last write of its word (no strong write after it). */
+int emu_race_plain_write(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, uint32_t *seq, uint32_t *loc,
+                         int *last);              /* __threadfence() and stronger; sys: system scope */
 /* The cluster barrier orders the accesses of a cluster's blocks: an arrive releases what the block did
  * before it, the end of the wait acquires what the others did (through one sync word of its own). */
 void emu_race_cluster_arrive(emu_ctx *x);
@@ -395,6 +422,14 @@ emu_race_shadow *emu_race_shadow_of(emu_ctx *x, const emu_alloc *a, int create);
  * orderings of atomics are noted); same: a write of the value the bytes already hold. */
 void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_race_shadow *sh, uint64_t addr,
                      unsigned n, int kind, int same);
+
+/* emu_exec_peers.c: the order between kernels of several devices that run together (x->peers set). A strong
+ * write or an atomic of lane l at addr, the seq-th memory event of its kernel, may be a flag; a read of n
+ * bytes at addr of allocation a acquires the flags it reads (a strong load), or is checked against the other
+ * kernels' plain writes (a plain one). " (memory of device 1)" for messages. */
+void emu_peers_write(emu_ctx *x, const emu_insn *in, uint64_t addr, uint32_t seq);
+void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n);
+void emu_peers_memory_text(int device, char *buf, size_t len);
 
 /* emu_exec_names.c: global memory in findings. emu_global_name: "d_out[3]" for n bytes at addr of a.
  * emu_global_before: a sentence for an address before the start of what a pointer parameter points into,

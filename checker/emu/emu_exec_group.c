@@ -72,6 +72,7 @@ static void enter(emu_ctx *x, emu_block *b)
     memcpy(x->bar_expected, b->bar_expected, sizeof x->bar_expected);
     x->pend = b->pend; x->npend = b->npend; x->pend_more = b->pend_more;
     x->race.block = b->race_block; x->race.acquired = b->race_acquired; x->race.fence_seq = b->race_fence_seq;
+    x->race.fence_sys_seq = b->race_fence_sys_seq;
     x->dsmem_hot = b->dsmem_phase == x->cbar_phase[b->cluster];
 }
 
@@ -86,6 +87,7 @@ static void leave(emu_ctx *x)
     memcpy(b->bar_expected, x->bar_expected, sizeof b->bar_expected);
     b->npend = x->npend; b->pend_more = x->pend_more;
     b->race_block = x->race.block; b->race_acquired = x->race.acquired; b->race_fence_seq = x->race.fence_seq;
+    b->race_fence_sys_seq = x->race.fence_sys_seq;
 }
 
 /* "(1,0,0), (3,0,0) and 2 more": the blocks of the group that have finished; *count: how many. */

@@ -358,7 +358,6 @@ static const char emu_msg_device_waits_alone[] = N_(
     "it have finished, and nothing writes it any more: on a GPU machine it hangs. Does each device write the "
     "flag that the others wait for, where they read it (in the peer's memory, or its own), with the value "
     "they wait for (this call's epoch, not the last one's)? The launch fails with cudaErrorLaunchTimeout.");
-static const char emu_msg_device_memory[] = N_(" (memory of device %d)");
 /* TRANSLATORS: one waiting kernel of several, in a list joined by "; " */
 static const char emu_msg_other_waits[] = N_("device %d waits at %s for %s%s");
 
@@ -381,8 +380,7 @@ static void devices_deadlock(emu_ctx *xs, const int *live, int n)
             if (!live[i] || !unfinished(&xs[i]) ||
                 !emu_group_waiter(&xs[i], EMU_FD_BUDGET, &r, flag, sizeof flag, &device))
                 continue;
-            mem[0] = '\0';
-            if (device >= 0) snprintf(mem, sizeof mem, emu_text(emu_msg_device_memory), device);
+            emu_peers_memory_text(device, mem, sizeof mem);
             if (!waiting++) {
                 first = r;
                 first_device = xs[i].device;
@@ -414,13 +412,18 @@ void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_con
         return;
     }
     emu_ctx *xs = calloc((size_t)n, sizeof *xs);
+    emu_peers *peers = calloc((size_t)n, sizeof *peers);
     int *live = calloc((size_t)n, sizeof *live), shuffle = 0;
-    if (!xs || !live) abort();
+    if (!xs || !peers || !live || n > EMU_PEERS_MAX) abort();
     emu_diag_begin();
     for (int i = 0; i < n; i++) {
         if (!launch_open(k[i], &c[i], args[i], &out[i], &xs[i], &shuffle)) continue;
         emu_order_running(i);
         emu_group_open(&xs[i], c[i].resident);
+        peers[i].all = xs;
+        peers[i].n = n;
+        peers[i].self = i;
+        xs[i].peers = &peers[i];
         live[i] = 1;
     }
     /* Turns: each kernel one step. They wait for each other forever when none moved for EMU_SPIN_ROUNDS. */
@@ -444,5 +447,6 @@ void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_con
     for (int i = 0; i < n; i++)
         if (live[i]) launch_close(&xs[i], &out[i]);
     free(live);
+    free(peers);
     free(xs);
 }

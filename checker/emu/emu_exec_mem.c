@@ -701,6 +701,7 @@ static void race_lanes(emu_ctx *x, emu_warp *w, const emu_insn *in, const uint64
  * are the program's, which the metrics count; the bytes are read and written where at() puts them. */
 static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m, int store)
 {
+    if (x->peers && !store) return 0;   /* each lane's read is checked against the other devices' writes */
     unsigned sz = EMU_TSIZE(in->t), n = sz * in->nvec;
     uint64_t addr[32], lo = ~0ull, hi = 0, bad = 0;
     int cnt = 0, contiguous = 0;
@@ -887,6 +888,7 @@ int emu_ld(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t m)
         if (space == EMU_SP_GLOBAL) {
             gaddr[ng++] = addr;
             if (x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) race_lane(x, w, in, R, l, addr, n, EMU_RACE_READ);
+            if (x->peers) emu_peers_read(x, w, in, l, x->last_alloc, addr, n);
         } else if (space == EMU_SP_SHARED) { soff[ns] = so; slane[ns++] = l; shared_check(x, w, in, l, so, n, ACC_LOAD, 0); }
         else if (space == EMU_SP_SHARED_CLUSTER) nd = 1;
         ptr[l] = p;

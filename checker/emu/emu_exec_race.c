@@ -54,6 +54,7 @@ void emu_race_block(emu_ctx *x, uint32_t block_lin)
     x->race.block = block_lin + 1;
     x->race.acquired = 0;
     x->race.fence_seq = 0;
+    x->race.fence_sys_seq = 0;
 }
 
 void emu_race_end(emu_ctx *x)
@@ -90,9 +91,10 @@ static int sync_word(emu_ctx *x, uint64_t addr, int create)
     return x->race.nsync;
 }
 
-void emu_race_fence(emu_ctx *x)
+void emu_race_fence(emu_ctx *x, int sys)
 {
     x->race.fence_seq = ++x->race.seq;
+    if (sys) x->race.fence_sys_seq = x->race.fence_seq;
 }
 
 /* The block releases what it did before its last fence (or before this access, for a .release) through
@@ -187,6 +189,25 @@ static void report(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu
                     emu_text(emu_msg_global_fix));
 }
 
+/* ---- What another launch asks (kernels of several devices, emu_exec_peers.c) ------------------------ */
+
+int emu_race_plain_write(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, uint32_t *seq, uint32_t *loc,
+                         int *last)
+{
+    emu_race_shadow *sh = emu_race_shadow_of(x, a, 0);
+    int found = 0;
+    if (!sh || addr < a->base || addr + n > a->base + a->size) return 0;
+    for (uint64_t k = (addr - a->base) / 4; k <= (addr + n - 1 - a->base) / 4; k++) {
+        const emu_gword *g = &sh->words[k];
+        if (!g->plain.block || (found && g->plain.seq <= *seq)) continue;
+        found = 1;
+        *seq = g->plain.seq;
+        *loc = g->plain.loc;
+        *last = !g->strong.block || g->plain.seq > g->strong.seq;
+    }
+    return found;
+}
+
 /* ---- Accesses --------------------------------------------------------------------------------------- */
 
 void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_race_shadow *sh, uint64_t addr,
@@ -203,6 +224,7 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
     }
     if (!sh) return;
     uint32_t seq = ++x->race.seq;
+    if (x->peers && strong && kind != EMU_RACE_READ) emu_peers_write(x, in, addr, seq);
     /* TRANSLATORS: what two threads did to one word, in "%s: %s %s in global memory, which %s %s with nothing
        ordering the two": this thread (present tense), then the other one (past tense). */
     const char *verb = kind == EMU_RACE_ATOMIC ? emu_text("updates with an atomic")

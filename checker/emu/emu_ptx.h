@@ -177,6 +177,9 @@ enum { EMU_DIV_EXACT, EMU_DIV_APPROX };
  * .relaxed/.acquire/.release at gpu or system scope set EMU_F_VOLATILE), and their orderings. */
 #define EMU_F_ACQUIRE   0x20   /* .acquire or .acq_rel */
 #define EMU_F_RELEASE   0x40   /* .release or .acq_rel */
+/* ld, st, atom, red, fence, membar: at system scope (.sys; ld and st .volatile are .relaxed.sys), which orders
+ * memory for the other devices' threads too; .gpu orders it for this device's only. */
+#define EMU_F_SYS       0x80
 
 /* Addresses of the shared and local windows inside the generic address space: above every user-space
  * host pointer, so a generic address tells its space by its top bits. */

@@ -455,7 +455,10 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
     /* .relu and .satfinite exist on cvt to a 16-bit float only here; min.xorsign.abs not at all */
     if (odd || (cvtmod && !M("cvt"))) return unsupported(c, &in, opi);
 
+    int sys_scope = has_part(parts, plen, np, "sys") ||
+                    ((M("ld") || M("st")) && has_part(parts, plen, np, "volatile"));
     if (M("membar") || M("fence")) {
+        if (sys_scope) in.flags |= EMU_F_SYS;
         /* __threadfence() and stronger order memory for other blocks; a block-scope fence or a proxy
          * fence changes nothing a sequential emulator can see */
         in.op = (wide_scope || has_part(parts, plen, np, "gl")) && !has_part(parts, plen, np, "proxy") ? EMU_OP_FENCE : EMU_OP_NOP;
@@ -465,6 +468,7 @@ int emu_ptx_decode(emu_parser *p, emu_func *f, const char **tok, const int *tl, 
         in.op = EMU_OP_NOP; return emit(f, &in);
     }
     if (M("ld") || M("st") || M("atom") || M("red")) {
+        if (sys_scope) in.flags |= EMU_F_SYS;
         if (has_part(parts, plen, np, "acquire") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_ACQUIRE;
         if (has_part(parts, plen, np, "release") || has_part(parts, plen, np, "acq_rel")) in.flags |= EMU_F_RELEASE;
         /* strong across blocks: gpu or system scope, or cluster scope (the blocks of a cluster) */

@@ -1,0 +1,90 @@
+// test_devices_order.cu - the order between kernels of several devices that run together: a rank's read of a
+// peer's buffer is ordered after the peer's write only by a flag the peer released at system scope after the
+// write (__threadfence_system() then a volatile store, st.release.sys, cuda::atomic_ref at system scope).
+// Each way of getting it wrong is one finding that says what the flag lacked: no fence, a fence at gpu
+// scope, the flag set before the data, a flag written with a plain store; the right ways have none.
+#include <cstdio>
+#include <cstring>
+#include <cuda/atomic>
+
+extern "C" int emu_findings_take(char *buf, size_t len);
+
+#define N 256
+
+enum { FENCE_SYS, RELEASE_SYS, ATOMIC_REF, NO_FENCE, FENCE_GPU, FLAG_FIRST, PLAIN_FLAG };
+
+// Rank r fills its buffer, tells rank 1 - r through the flag in rank 1 - r's memory, waits for that rank's
+// flag in its own memory, then adds the peer's buffer to its own.
+__global__ void pair(float **buf, int **flag, int r, float *out, int epoch, int mode)
+{
+    int peer = 1 - r, i = threadIdx.x;
+    if (mode != FLAG_FIRST) buf[r][i] = r + i;
+    __syncthreads();
+    if (i == 0) {
+        volatile int *f = flag[peer];
+        if (mode == FENCE_SYS || mode == FLAG_FIRST) { __threadfence_system(); *f = epoch; }
+        if (mode == RELEASE_SYS) asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(flag[peer]), "r"(epoch) : "memory");
+        if (mode == ATOMIC_REF)
+            cuda::atomic_ref<int, cuda::thread_scope_system>(*flag[peer]).store(epoch, cuda::memory_order_release);
+        if (mode == NO_FENCE) *f = epoch;
+        if (mode == FENCE_GPU) { __threadfence(); *f = epoch; }
+        if (mode == PLAIN_FLAG) flag[peer][0] = epoch;
+    }
+    if (mode == FLAG_FIRST) buf[r][i] = r + i;
+    if (i == 0) while (((volatile int *)flag[r])[0] != epoch) {}
+    __syncthreads();
+    out[i] = buf[r][i] + buf[peer][i];
+}
+
+static char words[65536];
+
+static void findings(const char *step, const char *key)
+{
+    int count = emu_findings_take(words, sizeof words);
+    printf("%s: %d finding%s", step, count, count == 1 ? "" : "s");
+    const char *hit = key ? strstr(words, key) : NULL;
+    printf("%s\n", hit ? " (as expected)" : key && count ? " (without the expected words)" : "");
+    if (key && !hit) fprintf(stderr, "%s\n", words);
+}
+
+int main()
+{
+    float *buf[2], *out[2];
+    int *flag[2];
+    float **d_buf[2];
+    int **d_flag[2];
+    for (int r = 0; r < 2; r++) {
+        cudaSetDevice(r);
+        cudaDeviceEnablePeerAccess(1 - r, 0);
+        cudaMalloc(&buf[r], N * sizeof(float));
+        cudaMalloc(&out[r], N * sizeof(float));
+        cudaMalloc(&flag[r], sizeof(int));
+        cudaMemset(flag[r], 0, sizeof(int));
+    }
+    for (int r = 0; r < 2; r++) {
+        cudaSetDevice(r);
+        cudaMalloc(&d_buf[r], 2 * sizeof(float *));
+        cudaMalloc(&d_flag[r], 2 * sizeof(int *));
+        cudaMemcpy(d_buf[r], buf, sizeof buf, cudaMemcpyHostToDevice);
+        cudaMemcpy(d_flag[r], flag, sizeof flag, cudaMemcpyHostToDevice);
+        cudaDeviceSynchronize();
+    }
+    findings("set up", NULL);
+    const char *name[] = { "__threadfence_system() then a volatile store", "st.release.sys", "cuda::atomic_ref",
+                           "no fence", "__threadfence()", "the flag before the data", "a plain store" };
+    const char *key[] = { NULL, NULL, NULL, "without a release: no __threadfence_system() before its store",
+                          "with a release at gpu scope", "the flag was set before the data it publishes",
+                          "with a strong load, as a flag is read, and the kernel on device 0 wrote it at the other line with a plain store" };
+    for (int mode = 0; mode <= PLAIN_FLAG; mode++) {
+        for (int r = 0; r < 2; r++) {
+            cudaSetDevice(r);
+            pair<<<1, N>>>(d_buf[r], d_flag[r], r, out[r], mode + 1, mode);
+        }
+        for (int r = 0; r < 2; r++) { cudaSetDevice(r); cudaDeviceSynchronize(); }
+        float h = -1;
+        cudaMemcpy(&h, out[1] + 5, sizeof h, cudaMemcpyDeviceToHost);
+        printf("%s: out[5] = %g, ", name[mode], h);
+        findings(name[mode], key[mode]);
+    }
+    return 0;
+}
