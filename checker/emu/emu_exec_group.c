@@ -313,55 +313,53 @@ static int spins_on_grid_sync(const emu_ctx *x, const emu_block *b)
     return 0;
 }
 
+/* The first warp of a block still running that stopped at a strong load to let others run, and its block. */
+static emu_warp *spinner(emu_ctx *x, emu_block **block)
+{
+    for (int i = 0; i < x->nblocks; i++) {
+        emu_block *b = &x->blocks[i];
+        if (b->done) continue;
+        for (int j = 0; j < x->nwarps; j++)
+            if (b->warps[j].state == EMU_W_RUN && b->warps[j].spin_pc) { *block = b; return &b->warps[j]; }
+    }
+    return NULL;
+}
+
 /* Every block still running spins, reading the same values: report where, and why when it is grid.sync(). */
 static void spin_deadlock(emu_ctx *x)
 {
     char who[400];
-    for (int i = 0; i < x->nblocks; i++) {
-        emu_block *b = &x->blocks[i];
-        if (b->done) continue;
-        for (int j = 0; j < x->nwarps; j++) {
-            emu_warp *w = &b->warps[j];
-            if (w->state != EMU_W_RUN || !w->spin_pc) continue;
-            unsigned exited = 0;
-            done_text(x, who, sizeof who, &exited);
-            int grid_sync = exited && spins_on_grid_sync(x, b), kind = grid_sync ? EMU_FD_GRID_SYNC : EMU_FD_BUDGET;
-            if (emu_diag_first(kind)) {
-                emu_record r;
-                enter(x, b);
-                const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
-                emu_where(x, w, __builtin_ctz(w->live), in->loc, kind, &r);
-                leave(x);
-                if (grid_sync) emu_diag_report(&r, exited == 1 ? emu_msg_grid_sync_exited : emu_msg_grid_sync_exited_n, who);
-                else emu_diag_report(&r, emu_msg_spin_forever);
-            }
-            emu_fatal(x, 702);
-            return;
-        }
+    emu_block *b;
+    emu_warp *w = spinner(x, &b);
+    unsigned exited = 0;
+    if (w) done_text(x, who, sizeof who, &exited);
+    int grid_sync = w && exited && spins_on_grid_sync(x, b), kind = grid_sync ? EMU_FD_GRID_SYNC : EMU_FD_BUDGET;
+    if (w && emu_diag_first(kind)) {
+        emu_record r;
+        enter(x, b);
+        const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
+        emu_where(x, w, __builtin_ctz(w->live), in->loc, kind, &r);
+        leave(x);
+        if (grid_sync) emu_diag_report(&r, exited == 1 ? emu_msg_grid_sync_exited : emu_msg_grid_sync_exited_n, who);
+        else emu_diag_report(&r, emu_msg_spin_forever);
     }
     emu_fatal(x, 702);
 }
 
 int emu_group_waiter(emu_ctx *x, int kind, emu_record *r, char *flag, size_t len, int *device)
 {
-    for (int i = 0; i < x->nblocks; i++) {
-        emu_block *b = &x->blocks[i];
-        if (b->done) continue;
-        for (int j = 0; j < x->nwarps; j++) {
-            emu_warp *w = &b->warps[j];
-            if (w->state != EMU_W_RUN || !w->spin_pc) continue;
-            enter(x, b);
-            const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
-            emu_where(x, w, (int)w->spin_lane, in->loc, kind, r);
-            emu_alloc *a = emu_mem_lookup((uintptr_t)w->spin_addr, 4);
-            *device = a ? a->device : -1;
-            if (a) emu_global_name(x, a, w->spin_addr, 4, flag, len);
-            else snprintf(flag, len, "0x%llx", (unsigned long long)w->spin_addr);
-            leave(x);
-            return 1;
-        }
-    }
-    return 0;
+    emu_block *b;
+    emu_warp *w = spinner(x, &b);
+    if (!w) return 0;
+    enter(x, b);
+    const emu_insn *in = &w->frames[w->nframes - 1].f->code[w->spin_pc - 1];
+    emu_where(x, w, (int)w->spin_lane, in->loc, kind, r);
+    emu_alloc *a = emu_mem_lookup((uintptr_t)w->spin_addr, 4);
+    *device = a ? a->device : -1;
+    if (a) emu_global_name(x, a, w->spin_addr, 4, flag, len);
+    else snprintf(flag, len, "0x%llx", (unsigned long long)w->spin_addr);
+    leave(x);
+    return 1;
 }
 
 int emu_group_trap(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m)

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-extern "C" int emu_findings_take(char *buf, size_t len);
+#include "findings_step.h"
 
 #define N 1000
 
@@ -22,16 +22,6 @@ __global__ void add(float *x, const float *y, int n)
     if (i < n) x[i] += y[i];
 }
 
-static char words[65536];
-
-// Prints how many findings there were since the last call, and the first line of words each had that contains key.
-static void findings(const char *step, const char *key)
-{
-    int count = emu_findings_take(words, sizeof words);
-    printf("%s: %d finding%s", step, count, count == 1 ? "" : "s");
-    const char *hit = key ? strstr(words, key) : NULL;
-    printf("%s\n", hit ? " (as expected)" : key && count ? " (without the expected words)" : "");
-}
 
 static float first(const float *d, int device)
 {

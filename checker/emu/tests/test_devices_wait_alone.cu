@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-extern "C" int emu_findings_take(char *buf, size_t len);
+#include "findings_step.h"
 
 __global__ void wait_for(int *flag, int epoch, int *out)
 {
@@ -15,16 +15,6 @@ __global__ void wait_for(int *flag, int epoch, int *out)
 
 __global__ void forget(int *out) { out[threadIdx.x] = -1; }
 
-static char words[65536];
-
-static void findings(const char *step, const char *key)
-{
-    int count = emu_findings_take(words, sizeof words);
-    printf("%s: %d finding%s", step, count, count == 1 ? "" : "s");
-    const char *hit = key ? strstr(words, key) : NULL;
-    printf("%s\n", hit ? " (as expected)" : key && count ? " (without the expected words)" : "");
-    if (key && !hit) fprintf(stderr, "%s\n", words);
-}
 
 int main()
 {
