@@ -181,11 +181,19 @@ void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_con
 int emu_peer_access(int from, int to);
 
 /* 1 while the runtime records what the running operation touches (emu_order.c: more than one stream has
- * work); the engine then gives each global access, [lo, end) of allocation a, with its instruction's place. */
+ * work); the engine then gives each global access, [lo, end) of allocation a, with its instruction's place
+ * and the order of the kernel's memory events so far (seq: emu_order_acquired's releases are in it). access:
+ * 1 for a write, | 2 for a strong access (an atomic, volatile, .relaxed/.acquire/.release): two strong
+ * accesses never race (a flag). */
 extern int emu_order_on;
-void emu_order_access(const emu_alloc *a, uint64_t lo, uint64_t end, int write, const emu_module *m, uint32_t loc);
+void emu_order_access(const emu_alloc *a, uint64_t lo, uint64_t end, int access, const emu_module *m, uint32_t loc,
+                      uint32_t seq);
 /* Kernel `member` of the set that emu_launch_together runs is the one running now: its accesses are its own. */
 void emu_order_running(int member);
+/* Kernel `member` of that set read a flag that kernel `from` released at its memory event `seq`: what came
+ * before `from` in stream order comes before `member` too, and what `from` did before seq comes before what
+ * follows `member` on its stream. */
+void emu_order_acquired(int member, int from, uint32_t seq);
 
 /* The places of location loc of module m in the learner's code (the engine's, emu_diag.c): the line, and the
  * learner's call where the line is inside a function of theirs. */

@@ -117,13 +117,12 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 /* The host learnt that everything queued on s is done. */
 static cudaError_t emu_stream_done(cudaStream_t s, const char *who)
 {
-    emu_rt_held_run();   /* a held kernel's error is this wait's to return */
+    int device;
+    /* first: a held kernel it waits for runs now (emu_held.c), and its error is this wait's to return */
+    if (emu_rt_stream_valid(s)) emu_order_host_wait_queue(emu_rt_stream_queue(s, &device));
     cudaError_t err = emu_rt_status();
     if (err == cudaSuccess) err = emu_check_stream(s, who);
-    if (err != cudaSuccess) return err;
-    int device;
-    emu_order_host_wait_queue(emu_rt_stream_queue(s, &device));
-    return cudaSuccess;
+    return err;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
@@ -208,12 +207,11 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
 /* The host learnt that what e's record covers is done. */
 static cudaError_t emu_event_done(cudaEvent_t e, const char *who)
 {
-    emu_rt_held_run();
+    /* first, as for a stream: a held kernel the record covers runs now */
+    if (e && emu_handle_live(e) && e->recorded) emu_order_host_wait_clock(e->clock);
     cudaError_t err = emu_rt_status();
     if (err != cudaSuccess) return err;
-    struct CUevent_st *ev = emu_event(e, who);
-    if (!ev) return cudaErrorInvalidResourceHandle;
-    if (ev->recorded) emu_order_host_wait_clock(ev->clock);
+    if (!emu_event(e, who)) return cudaErrorInvalidResourceHandle;
     return cudaSuccess;
 }
 

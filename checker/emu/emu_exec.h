@@ -430,6 +430,7 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
 void emu_peers_write(emu_ctx *x, const emu_insn *in, uint64_t addr, uint32_t seq);
 void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n);
 void emu_peers_memory_text(int device, char *buf, size_t len);
+void emu_peers_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len);
 
 /* emu_exec_names.c: global memory in findings. emu_global_name: "d_out[3]" for n bytes at addr of a.
  * emu_global_before: a sentence for an address before the start of what a pointer parameter points into,

@@ -356,7 +356,7 @@ int emu_group_waiter(emu_ctx *x, int kind, emu_record *r, char *flag, size_t len
     emu_where(x, w, (int)w->spin_lane, in->loc, kind, r);
     emu_alloc *a = emu_mem_lookup((uintptr_t)w->spin_addr, 4);
     *device = a ? a->device : -1;
-    if (a) emu_global_name(x, a, w->spin_addr, 4, flag, len);
+    if (a) emu_peers_name(x, a, w->spin_addr, 4, flag, len);
     else snprintf(flag, len, "0x%llx", (unsigned long long)w->spin_addr);
     leave(x);
     return 1;

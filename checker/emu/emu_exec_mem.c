@@ -592,7 +592,9 @@ static uint8_t *resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     }
     if (a->guard_name[0] && (addr < a->open_lo || addr + n > a->open_hi)) guard_touched(x, w, in, l, addr, n, acc, a);
     size_t off = addr - a->base;
-    if (emu_order_on) emu_order_access(a, addr, addr + n, acc != ACC_LOAD, x->m, in->loc);
+    if (emu_order_on)
+        emu_order_access(a, addr, addr + n, (acc != ACC_LOAD) | ((acc == ACC_ATOMIC || (in->flags & EMU_F_VOLATILE)) << 1),
+                         x->m, in->loc, x->race.seq);
     if (acc == ACC_LOAD ? reads_never_written(a, off, EMU_TSIZE(in->t), n / EMU_TSIZE(in->t))
                         : acc == ACC_ATOMIC && !emu_alloc_written(a, off, n))
         uninit_global(x, w, in, l, addr, n, a);
@@ -742,7 +744,8 @@ static int global_fast(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R,
         x->last_shadow = emu_race_shadow_of(x, al, 0);
     }
     if (al->guard_name[0] && (lo < al->open_lo || hi + n > al->open_hi)) return 0;   /* a guard: said by resolve */
-    if (emu_order_on) emu_order_access(al, lo, hi + n, store, x->m, in->loc);
+    if (emu_order_on)
+        emu_order_access(al, lo, hi + n, store | (((in->flags & EMU_F_VOLATILE) != 0) << 1), x->m, in->loc, x->race.seq);
     /* Races: every store and atomic is recorded; a load is checked once the memory has a record, or
      * when it is a strong read that may acquire what another block released. */
     if (store || x->last_shadow || ((in->flags & EMU_F_VOLATILE) && x->race.nsync)) {

@@ -78,17 +78,25 @@ void emu_peers_write(emu_ctx *x, const emu_insn *in, uint64_t addr, uint32_t seq
     f->how = f->released ? EMU_PEER_RELEASED : release || x->race.fence_seq ? EMU_PEER_GPU_SCOPE : EMU_PEER_UNFENCED;
 }
 
+/* The name of n bytes at addr of a in x's findings: the harness's name for the buffer ("d_in[1][5]"), else
+ * the kernel's (a pointer parameter's element), else which bytes of which allocation. */
+void emu_peers_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len)
+{
+    if (a->guard_name[0]) emu_alloc_describe(a, (uintptr_t)addr, buf, len);
+    else emu_global_name(x, a, addr, n, buf, len);
+}
+
 /* The record of a finding of this read against kernel b's write at loc: the places, and the word's name. */
 static void start(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n,
                   const emu_ctx *b, uint32_t loc, emu_record *r, char *what, size_t len)
 {
     emu_place call;
-    emu_where(x, w, l, in->loc, EMU_FD_GLOBAL_RACE, r);
+    emu_where(x, w, l, in->loc, EMU_FD_PEER_RACE, r);
     emu_loc_places(b->m, loc, &r->other, &call);
     r->at.label = EMU_LABEL_READ;
     r->other.label = EMU_LABEL_WRITE;
     r->other.func[0] = '\0';
-    emu_global_name(x, a, addr, n, what, len);
+    emu_peers_name(x, a, addr, n, what, len);
     size_t name = strcspn(what, "[ ");
     if (name && what[name] == '[' && name < sizeof r->array) snprintf(r->array, sizeof r->array, "%.*s", (int)name, what);
 }
@@ -99,7 +107,7 @@ static void lacked(emu_ctx *x, const emu_ctx *b, const emu_peer_flag *seen, int 
     char flag[300] = "", at[300] = "";
     if (!seen->seq) { snprintf(buf, len, emu_text(emu_msg_peer_no_flag), b->device); return; }
     const emu_alloc *fa = emu_mem_lookup((uintptr_t)seen->word, 4);
-    if (fa) emu_global_name(x, fa, seen->word, 4, flag, sizeof flag);
+    if (fa) emu_peers_name(x, fa, seen->word, 4, flag, sizeof flag);
     emu_place place, call;
     emu_loc_places(b->m, seen->loc, &place, &call);
     emu_place_text(&place, at, sizeof at);
@@ -119,13 +127,14 @@ static void acquire(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const em
     emu_peer_flag *f = flag_of(b->peers, addr & ~3ull);
     if (f) {
         if (f->released > p->acquired[bi]) p->acquired[bi] = f->released;
+        if (f->released) emu_order_acquired(p->self, bi, f->released);
         if (f->seq >= p->seen[bi].seq) p->seen[bi] = *f;
     }
     uint32_t seq = 0, loc = 0;
     int last = 0;
     if (!emu_race_plain_write(b, a, addr, n, &seq, &loc, &last) || !last) return;
     p->seen[bi] = (emu_peer_flag){ addr & ~3ull, seq, 0, loc, EMU_PEER_PLAIN };
-    if (emu_diag_first(EMU_FD_GLOBAL_RACE)) {
+    if (emu_diag_first(EMU_FD_PEER_RACE)) {
         emu_record r;
         char what[600], mem[100];
         start(x, w, in, l, a, addr, n, b, loc, &r, what, sizeof what);
@@ -145,7 +154,7 @@ void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const em
         int last;
         if (b->peers->overflow || !emu_race_plain_write(b, a, addr, n, &seq, &loc, &last) || seq < p->acquired[bi])
             continue;
-        if (emu_diag_first(EMU_FD_GLOBAL_RACE)) {
+        if (emu_diag_first(EMU_FD_PEER_RACE)) {
             emu_record r;
             char what[600], mem[100], why[1200];
             start(x, w, in, l, a, addr, n, b, loc, &r, what, sizeof what);

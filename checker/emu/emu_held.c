@@ -5,8 +5,8 @@
  * as the emulator runs everything else, the first would wait forever. So once a device other than 0 has been
  * made current, a kernel that may wait for another (emu_kernel_may_wait) is held, and so is every kernel
  * launched on another device while one is held; they run together (emu_launch_together) when the host waits
- * or queries (emu_order.c's host waits), enqueues anything else (emu_order_begin), takes the findings, or
- * exits. Their places in stream order are taken at the launch (emu_order_hold), so events recorded after
+ * for one of them or queries it (emu_order.c's host waits), enqueues something that comes after one of them
+ * in stream order (emu_order_begin), takes the findings, or exits. Their places in stream order are taken at the launch (emu_order_hold), so events recorded after
  * them cover them. A second kernel on a device that has one held runs the held ones first: the order on each
  * device stays what it was, and code of one device runs exactly as before. */
 #include <stdlib.h>
@@ -65,6 +65,12 @@ int emu_rt_held_add(const emu_kernel *k, const emu_launch_config *c, void **args
     nheld++;
     if (!exit_hook) exit_hook = atexit(emu_rt_held_run) == 0;
     return 1;
+}
+
+void emu_rt_held_run_covered(const uint32_t *clock)
+{
+    for (int i = 0; i < nheld && !running; i++)
+        if (clock[held[i].queue] >= held[i].epoch) { emu_rt_held_run(); return; }
 }
 
 void emu_rt_held_run(void)

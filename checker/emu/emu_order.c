@@ -57,8 +57,10 @@ typedef struct emu_range {
     const emu_alloc *alloc;
     uintptr_t lo, hi;          /* [lo, hi) in the program's addresses */
     int write;
+    int strong;                /* a kernel's atomic or strong access: never races with another one */
     const emu_module *module;  /* a kernel's access: its instruction's place */
     uint32_t loc;
+    uint32_t seq;              /* a kernel's: the order of its last memory event at the access (merged: the latest) */
 } emu_range;
 
 static emu_queue queues[EMU_ORDER_QUEUES];
@@ -72,7 +74,18 @@ static size_t current_first;      /* its first range */
 static int first_queue = -1;      /* the only queue used so far, until a second one makes tracking start */
 static int in_set;                /* between emu_order_set_begin and emu_order_set_end */
 static int set_ops[EMU_MAX_DEVICES];   /* the set's operations, in the order they began (-1: not tracked) */
+static int set_queue[EMU_MAX_DEVICES];
+static uint32_t set_epoch[EMU_MAX_DEVICES];
+static uint32_t set_from[EMU_MAX_DEVICES][EMU_MAX_DEVICES];   /* [i][j]: the latest release of kernel j's that
+                                                                * kernel i acquired (0: none) */
 static int nset;
+
+/* After a set: what a kernel released, and the queue whose later work its release orders (kernel j's accesses
+ * before its event seq come before queue's operations after the set). */
+typedef struct emu_release_after { int queue, from_queue; uint32_t from_epoch, seq; } emu_release_after;
+#define EMU_ORDER_RELEASES 256
+static emu_release_after releases[EMU_ORDER_RELEASES];
+static int nreleases;
 int emu_order_on;
 
 static const char msg_read_after[] =
@@ -176,31 +189,38 @@ static void retire(void)
     nops = kept;
     nranges = r;
     free(moved);
+    int k = 0;   /* a release of a kernel the host has waited for orders nothing any more */
+    for (int i = 0; i < nreleases; i++)
+        if (host[releases[i].from_queue] < releases[i].from_epoch) releases[k++] = releases[i];
+    nreleases = k;
 }
 
 void emu_order_host_wait_clock(const emu_order_clock *e)
 {
-    emu_rt_held_run();
     if (!e) return;
+    emu_rt_held_run_covered(e->c);
     join(host, e->c);
     retire();
 }
 
 void emu_order_host_wait_queue(int q)
 {
-    emu_rt_held_run();
     if (q < 0) return;
     enqueue_join(q);   /* the legacy stream waits for the blocking streams, so the host does too */
+    emu_rt_held_run_covered(queues[q].clock);
     join(host, queues[q].clock);
     retire();
 }
 
 void emu_order_host_wait_device(int device)
 {
-    emu_rt_held_run();
+    emu_vclock all;
+    memcpy(all, host, sizeof all);
     for (int q = 0; q < EMU_ORDER_QUEUES; q++)
         if ((queues[q].used || q < EMU_MAX_DEVICES) && (q < EMU_MAX_DEVICES ? q : queues[q].device) == device)
-            join(host, queues[q].clock);
+            join(all, queues[q].clock);
+    emu_rt_held_run_covered(all);
+    memcpy(host, all, sizeof host);
     retire();
 }
 
@@ -249,7 +269,8 @@ static int enqueue(int q, int device, const char *what)
 
 void emu_order_begin(int q, int device, const char *what)
 {
-    emu_rt_held_run();   /* the kernels held so far were enqueued before this operation */
+    enqueue_join(q);
+    emu_rt_held_run_covered(queues[q].clock);   /* held kernels this operation comes after run first */
     current = enqueue(q, device, what);
     current_first = nranges;
 }
@@ -268,6 +289,7 @@ static int range_order(const void *pa, const void *pb)
     if (a->op != b->op) return a->op - b->op;
     if (a->alloc != b->alloc) return (uintptr_t)a->alloc < (uintptr_t)b->alloc ? -1 : 1;
     if (a->write != b->write) return a->write - b->write;
+    if (a->strong != b->strong) return a->strong - b->strong;
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
@@ -280,8 +302,10 @@ static void coalesce(void)
     qsort(ranges + current_first, count, sizeof *ranges, range_order);
     for (size_t i = current_first + 1; i < nranges; i++) {
         emu_range *last = &ranges[kept], *r = &ranges[i];
-        if (r->op == last->op && r->alloc == last->alloc && r->write == last->write && r->lo <= last->hi) {
+        if (r->op == last->op && r->alloc == last->alloc && r->write == last->write && r->strong == last->strong &&
+            r->lo <= last->hi) {
             if (r->hi > last->hi) last->hi = r->hi;
+            if (r->seq > last->seq) last->seq = r->seq;
         } else {
             ranges[++kept] = *r;
         }
@@ -289,14 +313,18 @@ static void coalesce(void)
     nranges = kept + 1;
 }
 
-static void add_range(const emu_alloc *a, uintptr_t lo, uintptr_t hi, int write, const emu_module *m, uint32_t loc)
+static void add_range(const emu_alloc *a, uintptr_t lo, uintptr_t hi, int access, const emu_module *m, uint32_t loc,
+                      uint32_t seq)
 {
+    int write = access & 1, strong = access >> 1 & 1;
     if (nranges - current_first >= EMU_ORDER_COALESCE) coalesce();
     for (size_t i = nranges; i > current_first && i + EMU_ORDER_MERGE > nranges; i--) {
         emu_range *r = &ranges[i - 1];
-        if (r->op == current && r->alloc == a && r->write == write && lo <= r->hi && hi >= r->lo) {
+        if (r->op == current && r->alloc == a && r->write == write && r->strong == strong && lo <= r->hi &&
+            hi >= r->lo) {
             if (lo < r->lo) r->lo = lo;
             if (hi > r->hi) r->hi = hi;
+            if (seq > r->seq) r->seq = seq;
             return;
         }
     }
@@ -304,17 +332,18 @@ static void add_range(const emu_alloc *a, uintptr_t lo, uintptr_t hi, int write,
         capranges = capranges ? capranges * 2 : 256;
         if (!(ranges = realloc(ranges, capranges * sizeof *ranges))) abort();
     }
-    ranges[nranges++] = (emu_range){ current, a, lo, hi, write, m, loc };
+    ranges[nranges++] = (emu_range){ current, a, lo, hi, write, strong, m, loc, seq };
 }
 
 void emu_order_range(const emu_alloc *a, uintptr_t lo, size_t len, int write)
 {
-    if (current >= 0 && a && len) add_range(a, lo, lo + len, write, NULL, 0);
+    if (current >= 0 && a && len) add_range(a, lo, lo + len, write, NULL, 0, 0);
 }
 
-void emu_order_access(const emu_alloc *a, uint64_t lo, uint64_t end, int write, const emu_module *m, uint32_t loc)
+void emu_order_access(const emu_alloc *a, uint64_t lo, uint64_t end, int access, const emu_module *m, uint32_t loc,
+                      uint32_t seq)
 {
-    if (current >= 0 && a && end > lo) add_range(a, (uintptr_t)lo, (uintptr_t)end, write, m, loc);
+    if (current >= 0 && a && end > lo) add_range(a, (uintptr_t)lo, (uintptr_t)end, access, m, loc, seq);
 }
 
 /* ---- The finding ----------------------------------------------------------------------------------------- */
@@ -380,8 +409,24 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     emu_finding_record(&r);
 }
 
-/* Checks operation op's ranges (from current_first on) against the operations before them. */
-static void check_op(int op)
+/* Whether range y (of operation oy) comes before operation op, on queue Q, member `member` of the running set
+ * (-1: none): by Q's clock, by the clock of a member whose flag op acquired, or, for a kernel of an earlier
+ * set, by a release of that kernel's after y which op's queue acquired. */
+static int before(const emu_queue *Q, int q, int member, const emu_range *y, const emu_op *oy)
+{
+    if (Q->clock[oy->queue] >= oy->epoch) return 1;
+    for (int j = 0; member >= 0 && j < nset; j++)
+        if (set_from[member][j] && queues[set_queue[j]].clock[oy->queue] >= oy->epoch) return 1;
+    for (int k = 0; k < nreleases; k++) {
+        const emu_release_after *r = &releases[k];
+        if (r->queue == q && r->from_queue == oy->queue && r->from_epoch == oy->epoch && y->seq < r->seq) return 1;
+    }
+    return 0;
+}
+
+/* Checks operation op's ranges (from current_first on) against the operations before them; member: its place
+ * in the running set, or -1. */
+static void check_op(int op, int member)
 {
     const emu_queue *Q = &queues[ops[op].queue];
     for (size_t i = current_first; i < nranges; i++) {
@@ -390,8 +435,10 @@ static void check_op(int op)
         for (size_t j = 0; j < current_first; j++) {
             const emu_range *y = &ranges[j];
             const emu_op *oy = &ops[y->op];
-            if (!(x->write || y->write) || y->alloc != x->alloc || y->hi <= x->lo || x->hi <= y->lo) continue;
-            if (oy->queue == ops[op].queue || Q->clock[oy->queue] >= oy->epoch) continue;
+            if (!(x->write || y->write) || (x->strong && y->strong) || y->alloc != x->alloc || y->hi <= x->lo ||
+                x->hi <= y->lo)
+                continue;
+            if (oy->queue == ops[op].queue || before(Q, ops[op].queue, member, y, oy)) continue;
             report(x, y, x->lo > y->lo ? x->lo : y->lo);
             return;   /* one finding per operation: the first conflict says what is missing */
         }
@@ -402,7 +449,7 @@ void emu_order_end(void)
 {
     if (current < 0 || in_set) return;
     coalesce();
-    check_op(current);
+    check_op(current, -1);
     current = -1;
 }
 
@@ -411,7 +458,10 @@ void emu_order_set_begin(const int *q, const uint32_t *epoch, int count)
     in_set = 1;
     nset = 0;
     /* found by queue and epoch: the log may have moved its entries, or let the oldest go (then untracked) */
+    memset(set_from, 0, sizeof set_from);
     for (int i = 0; i < count && i < EMU_MAX_DEVICES; i++) {
+        set_queue[nset] = q[i];
+        set_epoch[nset] = epoch[i];
         set_ops[nset] = -1;
         for (int o = nops - 1; o >= 0 && set_ops[nset] < 0; o--)
             if (ops[o].queue == q[i] && ops[o].epoch == epoch[i]) set_ops[nset] = o;
@@ -426,11 +476,24 @@ void emu_order_running(int member)
     if (in_set) current = member >= 0 && member < nset ? set_ops[member] : -1;
 }
 
+void emu_order_acquired(int member, int from, uint32_t seq)
+{
+    if (in_set && member >= 0 && member < nset && from >= 0 && from < nset && seq > set_from[member][from])
+        set_from[member][from] = seq;
+}
+
 void emu_order_set_end(void)
 {
     coalesce();
     for (int i = 0; i < nset; i++)
-        if (set_ops[i] >= 0) check_op(set_ops[i]);
+        if (set_ops[i] >= 0) check_op(set_ops[i], i);
+    /* A kernel that acquired another's flag finished after that one released it: what its stream does next
+     * comes after what the other kernel did before the release, until the host waits for that kernel (past
+     * EMU_ORDER_RELEASES such orders in flight at once, the newer ones are not known). */
+    for (int i = 0; i < nset; i++)
+        for (int j = 0; j < nset; j++)
+            if (set_from[i][j] && nreleases < EMU_ORDER_RELEASES)
+                releases[nreleases++] = (emu_release_after){ set_queue[i], set_queue[j], set_epoch[j], set_from[i][j] };
     in_set = 0;
     nset = 0;
     current = -1;
@@ -446,6 +509,7 @@ void emu_order_forget(const emu_alloc *a)
 
 void emu_order_reset(void)
 {
+    nreleases = 0;
     in_set = 0;
     nset = 0;
     nops = 0;

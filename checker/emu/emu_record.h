@@ -36,7 +36,10 @@ typedef enum emu_kind {
     /* work on two streams or devices that touches the same bytes in no order (emu_order.c) */
     EMU_FD_STREAM_RACE,
     /* a kernel's access of another device's memory without peer access */
-    EMU_FD_PEER_ACCESS, EMU_FD_COUNT
+    EMU_FD_PEER_ACCESS,
+    /* kernels of several devices that run together: a read no flag orders after another device's write
+     * (emu_exec_peers.c) */
+    EMU_FD_PEER_RACE, EMU_FD_COUNT
 } emu_kind;
 
 /* A kind's English noun ("race between warps"), short enough for "The same %s as above": its stable name.

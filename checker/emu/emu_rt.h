@@ -230,9 +230,12 @@ void emu_order_reset(void);
  * may wait for another device's kernel, or any kernel of a device while another device's is held. A held
  * launch keeps copies of its arguments. */
 int emu_rt_held_add(const emu_kernel *k, const emu_launch_config *c, void **args, int queue, const char *what);
-/* Runs the held kernels together (emu_launch_together); called before anything that the host waits for or
- * that comes after them in stream order, and at exit. */
+/* Runs the held kernels together (emu_launch_together): at exit, at cudaDeviceReset, before the findings are
+ * taken, and (emu_rt_held_run_covered) when one of them is ordered before what comes next: clock, of the
+ * queue of an operation about to be enqueued or of what the host waits for, covers its epoch. Work on other
+ * streams, which the held kernels may run beside, leaves them held. */
 void emu_rt_held_run(void);
+void emu_rt_held_run_covered(const uint32_t *clock);
 /* A device other than 0 was made current: kernels may be held from now on. */
 void emu_rt_held_devices(void);
 

@@ -1,7 +1,9 @@
 // test_devices_together.cu - kernels of several devices that wait for each other run together, as on a GPU
 // machine: a one-shot all-reduce whose kernel on each device publishes its buffer with a flag in every peer's
 // memory and spins until the peers' flags arrive (2, 3 and 4 devices, calls repeated with a new epoch);
-// events recorded after such kernels order what follows them; kernels that wait for a flag nobody writes
+// events recorded after such kernels order what follows them; a peer's input copied in on its stream is ordered
+// before a reader by the peer's flag, and a rank's next copy over its input after its kernel by the peers' "done
+// reading" flags (and without them it races with their reads); kernels that wait for a flag nobody writes
 // (all of them, or one whose peers have finished) are a deadlock that names each device, line and flag; a
 // kernel of one device alone still runs at its launch.
 #include <cstdio>
@@ -43,6 +45,28 @@ __global__ void oneshot(Peers p, int rank, int nranks, const float *in, float *o
         float s = 0;
         for (int r = 0; r < nranks; r++) s += p.buf[r][i];
         out[i] = s;
+    }
+}
+
+// Each rank reads the peers' inputs where they are (p.buf, filled by the caller on the rank's stream), then,
+// when done_flags, tells every peer it has finished reading and waits until they all have: only then may a
+// rank's stream overwrite its input.
+__global__ void oneshot_inputs(Peers p, int rank, int nranks, float *out, int n, int epoch, int done_flags)
+{
+    if (threadIdx.x < nranks && threadIdx.x != rank) {
+        publish(&p.flag[threadIdx.x][rank], epoch);
+        while (observe(&p.flag[rank][threadIdx.x]) != epoch) {}
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        float s = 0;
+        for (int r = 0; r < nranks; r++) s += p.buf[r][i];
+        out[i] = s;
+    }
+    __syncthreads();
+    if (done_flags && threadIdx.x < nranks && threadIdx.x != rank) {
+        publish(&p.flag[threadIdx.x][MAXR + rank], epoch);
+        while (observe(&p.flag[rank][MAXR + threadIdx.x]) != epoch) {}
     }
 }
 
@@ -100,8 +124,8 @@ int main()
         for (int q = 0; q < MAXR; q++)
             if (q != r) cudaDeviceEnablePeerAccess(q, 0);
         cudaMalloc(&p.buf[r], N * sizeof(float));
-        cudaMalloc(&p.flag[r], MAXR * sizeof(int));
-        cudaMemset(p.flag[r], 0, MAXR * sizeof(int));
+        cudaMalloc(&p.flag[r], 2 * MAXR * sizeof(int));
+        cudaMemset(p.flag[r], 0, 2 * MAXR * sizeof(int));
         cudaMalloc(&in[r], N * sizeof(float));
         cudaMalloc(&out[r], N * sizeof(float));
         float h[N];
@@ -130,6 +154,27 @@ int main()
                    sums_right(nranks) ? "right" : "wrong");
         }
     findings("one-shot", NULL);
+
+    // Inputs copied in on each rank's stream, no host wait: the kernels' flags order the copies before the
+    // peers' reads, and the "done reading" flags the next copies after them.
+    float h_in[MAXR][N];
+    for (int r = 0; r < MAXR; r++)
+        for (int i = 0; i < N; i++) h_in[r][i] = r + i / 64.0f;
+    for (int done_flags = 1; done_flags >= 0; done_flags--) {
+        for (int call = 0; call < 2; call++) {
+            epoch++;
+            for (int r = 0; r < 2; r++) {
+                cudaSetDevice(r);
+                cudaMemcpyAsync(p.buf[r], h_in[r], sizeof h_in[r], cudaMemcpyHostToDevice, s[r]);
+                oneshot_inputs<<<1, 64, 0, s[r]>>>(p, r, 2, out[r], N, epoch, done_flags);
+            }
+        }
+        for (int r = 0; r < 2; r++) { cudaSetDevice(r); cudaDeviceSynchronize(); }
+        printf("inputs on the streams, %s: sums %s\n", done_flags ? "done flags" : "no done flags",
+               sums_right(2) ? "right" : "wrong");
+        findings(done_flags ? "inputs on the streams, done flags" : "inputs on the streams, no done flags",
+                 done_flags ? NULL : "writes byte 0 of the 1200 bytes from cudaMalloc, which kernel oneshot_inputs on device");
+    }
 
     // cuda::atomic_ref at system scope; an event recorded after each kernel orders rank 0's copy of rank 1's
     // result after rank 1's kernel.
