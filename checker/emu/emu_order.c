@@ -48,6 +48,7 @@ typedef struct emu_op {
     int queue, device;
     uint32_t epoch;
     char what[160];            /* "kernel add_chunk", "cudaMemcpyPeerAsync" */
+    int together;              /* a kernel that ran with kernels of other devices, ordered by their flags */
     void *frames[EMU_ORDER_FRAMES];
     int nframes;
 } emu_op;
@@ -97,6 +98,20 @@ static const char msg_write_after_read[] =
     N_("%s on device %d writes %s, which %s on device %d reads, and nothing orders this write after that read: "
        "on a GPU the write may land while the other side still reads, and it reads the new bytes. Make the writer's "
        "stream wait for an event recorded after the read (cudaEventRecord, then cudaStreamWaitEvent).");
+/* The same when the kernel (the reader, or the earlier reader) ran with kernels of other devices: what orders
+ * it with the other devices' work is their flags. */
+static const char msg_read_after_flags[] =
+    N_("%s on device %d reads %s, which %s on device %d wrote, and nothing orders the read after that write: the "
+       "kernel read no flag that device %d's kernel set after it, and no event or synchronisation stands between "
+       "them. On a GPU the read may run first and see old bytes. A kernel that reads a peer's buffer waits for "
+       "the flag that the peer's kernel sets in the same call: does each call's flag carry the call's own number "
+       "(its epoch), so that the last call's flag cannot pass for it?");
+static const char msg_write_after_read_flags[] =
+    N_("%s on device %d writes %s, which %s on device %d reads, and nothing orders this write after that read: "
+       "the kernel on device %d did not wait for a flag that the reading kernel set after its reads, and no "
+       "event stands between them. On a GPU the write may land while the other side still reads. Before a "
+       "kernel returns, does it wait until every peer has told it, through a flag, that it has finished reading "
+       "its buffers?");
 static const char msg_write_after_write[] =
     N_("%s on device %d writes %s, which %s on device %d writes too, in no order that the streams and events "
        "define: on a GPU either may land last. Order the two with an event (cudaEventRecord, then "
@@ -262,6 +277,7 @@ static int enqueue(int q, int device, const char *what)
     o->queue = q;
     o->device = device;
     o->epoch = epoch;
+    o->together = 0;
     snprintf(o->what, sizeof o->what, "%s", what);
     o->nframes = backtrace(o->frames, EMU_ORDER_FRAMES);
     return nops++;
@@ -398,14 +414,18 @@ static void report(const emu_range *mine, const emu_range *theirs, uintptr_t add
     int swap = !emu_source_is_learners(here.file) && emu_source_is_learners(there.file);
     r.at = swap ? there : here;
     r.other = swap ? here : there;
-    const char *fmt = !mine->write ? msg_read_after : !theirs->write ? msg_write_after_read : msg_write_after_write;
-    if (said_before(&r.at, fmt)) return;
     /* the words say what the later operation did to the earlier one's bytes, whichever line comes first */
     const emu_op *later = &ops[mine->op], *earlier = &ops[theirs->op];
+    const char *fmt = !mine->write ? (later->together ? msg_read_after_flags : msg_read_after)
+                      : !theirs->write ? (earlier->together ? msg_write_after_read_flags : msg_write_after_read)
+                                       : msg_write_after_write;
+    if (said_before(&r.at, fmt)) return;
     char what[300];
     emu_alloc_describe(mine->alloc, addr, what, sizeof what);
     if (mine->alloc->guard_name[0]) snprintf(r.array, sizeof r.array, "%s", mine->alloc->guard_name);
-    snprintf(r.text, sizeof r.text, emu_text(fmt), later->what, later->device, what, earlier->what, earlier->device);
+    /* the flag variants name the device whose kernel should have waited or set the flag once more */
+    snprintf(r.text, sizeof r.text, emu_text(fmt), later->what, later->device, what, earlier->what, earlier->device,
+             fmt == msg_write_after_read_flags ? later->device : earlier->device);
     emu_finding_record(&r);
 }
 
@@ -465,6 +485,7 @@ void emu_order_set_begin(const int *q, const uint32_t *epoch, int count)
         set_ops[nset] = -1;
         for (int o = nops - 1; o >= 0 && set_ops[nset] < 0; o--)
             if (ops[o].queue == q[i] && ops[o].epoch == epoch[i]) set_ops[nset] = o;
+        if (set_ops[nset] >= 0) ops[set_ops[nset]].together = count > 1;
         nset++;
     }
     current = -1;
