@@ -444,6 +444,9 @@ int emu_global_before(emu_ctx *x, uint64_t addr, unsigned n, char *buf, size_t l
 struct emu_trace *emu_trace_launch(emu_ctx *x);
 void emu_trace_insn(emu_ctx *x, emu_warp *w, const emu_insn *in, int pc, uint32_t mask, uint32_t m, const uint64_t *R);
 void emu_trace_end(emu_ctx *x);
+/* A launch that ran interleaved with others (kernels of several devices together): its launch and end records
+ * only, every block and instruction of it counted as not written. */
+void emu_trace_untraced(emu_ctx *x);
 
 /* emu_exec_warp.c */
 void emu_shfl(emu_ctx *x, emu_warp *w, const emu_insn *in, uint64_t *R, uint32_t *P, uint32_t m, uint32_t mask);

@@ -106,6 +106,17 @@ void emu_trace_end(emu_ctx *x)
     fflush(t->f);
 }
 
+void emu_trace_untraced(emu_ctx *x)
+{
+    emu_trace *t = emu_trace_launch(x);
+    if (!t) return;
+    t->left_blocks = x->met->blocks;
+    t->left_insns = x->met->warp_instructions;
+    x->trace = t;
+    emu_trace_end(x);
+    x->trace = NULL;
+}
+
 /* The trace's id of location loc of module m (written the first time); -1 without one. */
 static long loc_id(emu_trace *t, const emu_module *m, uint32_t loc)
 {

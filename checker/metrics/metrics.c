@@ -15,11 +15,14 @@
  *                     int rows, int cols, float eps): an fp16 LayerNorm per row (15)
  *   METRICS_ROWMAP    int fn(const float *d_in, float *d_out, int rows, int cols, int path): a softmax per row on
  *                     the path its dispatch chooses (16)
- * and the library's (12) and the ring's (17), for `make show` only:
+ * and the library's (12), the ring's (17) and the one-shot's (19), for `make show` only:
  *   METRICS_LIBRARY   int fn(const int *d_in, int n) (Thrust), then sum_cub(d_in, d_out, n, 0) (CUB)
  *   METRICS_RING      cudaError_t fn(float *const *d_bufs, float *const *d_scratch, const int *devices,
  *                     int ranks, size_t n, cudaStream_t const *streams): an all-reduce of n floats over a ring
  *                     of METRICS_RANKS emulated devices
+ *   METRICS_ONESHOT   cudaError_t fn(const float *const *d_in, float *const *d_out, unsigned *const *d_flags,
+ *                     const int *devices, int ranks, size_t n, cudaStream_t const *streams): an all-reduce of n
+ *                     floats in one kernel per device, over METRICS_RANKS emulated devices with peer access
  *
  * Usage: metrics [n [block [cols]]]   (defaults: n = 2^20, block = 256, cols = METRICS_COLS; the input is
  * the same on every run)
@@ -46,9 +49,11 @@
 #define METRICS_LIBRARY 7
 #define METRICS_ROWMAP 8
 #define METRICS_RING 9
+#define METRICS_ONESHOT 10
 #define METRICS_RANKS 4
 /* Part III's shapes: rows of cols values. */
-#define METRICS_ROWWISE (METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE != METRICS_LIBRARY && METRICS_SHAPE != METRICS_RING)
+#define METRICS_ROWWISE (METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE <= METRICS_ROWMAP && \
+                         METRICS_SHAPE != METRICS_LIBRARY)
 #define METRICS_COLS 1024
 
 #if !defined(METRICS_FN) || !defined(METRICS_SHAPE)
@@ -255,6 +260,43 @@ int main(int argc, char **argv)
     for (int r = 0; r < METRICS_RANKS; r++) {
         if (cudaSetDevice(r) || cudaStreamSynchronize(streams[r]) ||
             cudaMemcpy(h, d_bufs[r], (size_t)n * sizeof *h, cudaMemcpyDeviceToHost))
+            return fail("failed to launch or to run");
+        for (int i = 0; i < n; i++) ok = ok && h[i] == (float)expected[i];
+    }
+    free(h);
+    free(expected);
+    (void)out_count; (void)block;
+#elif METRICS_SHAPE == METRICS_ONESHOT
+    /* Eighths of small integers, as for the ring: every order of the additions gives the exact sum. */
+    int devices[METRICS_RANKS];
+    const float *d_in[METRICS_RANKS];
+    float *d_out[METRICS_RANKS], *h = malloc((size_t)n * sizeof *h);
+    unsigned *d_flags[METRICS_RANKS];
+    double *expected = calloc((size_t)n, sizeof *expected);
+    cudaStream_t streams[METRICS_RANKS];
+    const size_t flag_bytes = ALLREDUCE_FLAG_WORDS * sizeof(unsigned);
+    if (!h || !expected) return fail("could not get host memory");
+    for (int r = 0; r < METRICS_RANKS; r++) {
+        char name[32];
+        float *in;
+        devices[r] = r;
+        for (int i = 0; i < n; i++) h[i] = (float)value_at(&state) / 8.0f, expected[i] += h[i];
+        if (cudaSetDevice(r) || cudaStreamCreate(&streams[r]) || cudaMalloc((void **)&in, (size_t)n * sizeof *h) ||
+            cudaMalloc((void **)&d_out[r], (size_t)n * sizeof *h) || cudaMalloc((void **)&d_flags[r], flag_bytes) ||
+            cudaMemcpy(in, h, (size_t)n * sizeof *h, cudaMemcpyHostToDevice) || cudaMemset(d_flags[r], 0, flag_bytes))
+            return fail("could not set up device memory");
+        for (int q = 0; q < METRICS_RANKS; q++)
+            if (q != r && cudaDeviceEnablePeerAccess(q, 0)) return fail("could not set up device memory");
+        d_in[r] = in;
+        snprintf(name, sizeof name, "d_in[%d]", r);
+        name_buffer(in, (size_t)n * sizeof *h, name, sizeof *h);
+        snprintf(name, sizeof name, "d_out[%d]", r);
+        name_buffer(d_out[r], (size_t)n * sizeof *h, name, sizeof *h);
+    }
+    if (METRICS_FN(d_in, d_out, d_flags, devices, METRICS_RANKS, (size_t)n, streams)) return fail("failed to launch or to run");
+    for (int r = 0; r < METRICS_RANKS; r++) {
+        if (cudaSetDevice(r) || cudaStreamSynchronize(streams[r]) ||
+            cudaMemcpy(h, d_out[r], (size_t)n * sizeof *h, cudaMemcpyDeviceToHost))
             return fail("failed to launch or to run");
         for (int i = 0; i < n; i++) ok = ok && h[i] == (float)expected[i];
     }
