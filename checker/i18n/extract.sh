@@ -15,7 +15,7 @@ mkdir -p "$out"
 PARTS=(
     "report: checker/harness/*.c checker/i18n/*.c checker/emu/*.c checker/emu/*.h"
     "tests-01-08: checker/suites/ex0[1-8].c"
-    "tests-09-15: checker/suites/ex09.c checker/suites/ex1[0-9].c"
+    "tests-09-15: checker/suites/ex09.c checker/suites/ex1[0-9].c checker/suites/ranks.h"
     "scripts: checker/scripts/*.sh checker/metrics/metrics.sh checker/metrics/manifest.txt checker/suites/hints.txt"
     "show: checker/show/*.py"
 )

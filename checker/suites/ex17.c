@@ -8,14 +8,9 @@
 #include "../contracts/ex17.h"
 #define HARNESS_SPACE_FILE "../spaces/ex17.def"
 #include "../harness/harness_space_table.h"
+#include "ranks.h"
 
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#define MAX_RANKS 4
 
 static const char SUM_HINT[] = N_("After the reduce-scatter, does each rank hold one complete chunk, and does the "
                                   "all-gather copy those complete chunks round the ring (copy, not add)?");
@@ -37,12 +32,6 @@ static const char WAIT_HINT[] = N_("Which call makes the host wait: a cudaStream
 static const char ERROR_HINT[] = N_("Which CUDA call failed? Check each call's cudaError_t and return the first "
                                     "that is not cudaSuccess.");
 
-/* What a call asked of the runtime (the emulator counts it; a GPU does not). */
-typedef struct usage_counts {
-    int known;
-    emu_activity act;
-} usage_counts;
-
 /* ---- A ring: its devices, streams, buffers and the values put in them ----------------------------------- */
 
 typedef struct ring {
@@ -55,37 +44,6 @@ typedef struct ring {
     float *h_in[MAX_RANKS];    /* what each rank held before */
     float *h_out[MAX_RANKS];   /* what it holds after */
 } ring;
-
-static int device_count(void)
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    cudaGetLastError();
-    return count;
-}
-
-/* 1 when this machine has devices enough for a ring of ranks; else 0 (the caller moves on, or the test is not
- * run, with why). */
-static int ring_fits(int ranks)
-{
-    return ranks <= device_count();
-}
-
-static void need_ring(int ranks)
-{
-    if (ring_fits(ranks)) return;
-    char why[300];
-    snprintf(why, sizeof why, _("not run here: a ring of %d needs %d devices, and this machine has %d."), ranks, ranks,
-             device_count());
-    harness_not_run(why);
-}
-
-/* Values of every magnitude from 2^-10 to 2^10, of both signs: their sum in another order has other last bits. */
-static void ring_values(float *h, size_t n, int rank, uint64_t salt)
-{
-    harness_random_floats(h, n, -1.0f, 1.0f, salt * 16 + (uint64_t)rank);
-    for (size_t i = 0; i < n; i++) h[i] = ldexpf(h[i], (int)((i * 7 + (size_t)rank * 3) % 21) - 10);
-}
 
 /* The ring's devices, the highest first: rank r is device count-1-r, so that a file which takes rank r for
  * device r uses the wrong device. Streams that do not wait for the default stream (cudaStreamNonBlocking), as
@@ -281,16 +239,7 @@ static void ring_expect(const ring *g, int calls)
                          what, r, i, g->chunk ? i / g->chunk : 0, g->ranks, expected, bound, got_text, why, r,
                          chunks[0] ? chunks : "-");
         }
-    for (int r = 1; r < g->ranks; r++)
-        for (size_t i = 0; i < g->n; i++)
-            if (memcmp(&g->h_out[r][i], &g->h_out[0][i], sizeof(float))) {
-                harness_evidence("bug-model", "name=bits-differ hint=4");
-                harness_fail(_(BITS_HINT), _("%s: element %zu is %.9g on rank 0 and %.9g on rank %d. Both are within "
-                                             "the rounding bound of the sum, but an all-reduce must give every rank "
-                                             "the same bits: replicas of a model whose weights differ in the last "
-                                             "bit drift apart."),
-                             what, i, g->h_out[0][i], g->h_out[r][i], r);
-            }
+    expect_same_bits(g->h_out, g->ranks, g->n, what, _(BITS_HINT), 4);
 }
 
 /* One ring, one call, checked; a ring that this machine cannot hold is skipped (need_ring says why). */
@@ -304,12 +253,6 @@ static void expect_ring(int ranks, size_t n, uint64_t salt)
     ring_free(&g);
 }
 
-static int largest_ring(void)
-{
-    int count = device_count();
-    return count < MAX_RANKS ? count : MAX_RANKS;
-}
-
 /* ---- The tests ------------------------------------------------------------------------------------------ */
 
 START_TEST(test_ex17_core)
@@ -320,14 +263,6 @@ START_TEST(test_ex17_core)
 END_TEST
 
 /* The declared rings and sizes (checker/spaces/ex17.def), every pair of a ring and an n. */
-static size_t case_n(const harness_cover *c, size_t k, int ranks)
-{
-    const char *label = harness_case_label(c, k, "n");
-    if (!strcmp(label, "ranks-1")) return (size_t)ranks - 1;
-    if (!strncmp(label, "multiple", 8)) return (size_t)ranks * 1000 + (size_t)(label[8] == '+') - (size_t)(label[8] == '-');
-    return (size_t)harness_case_number(c, k, "n");
-}
-
 START_TEST(test_ex17_declared)
 {
     harness_cover c;
@@ -371,17 +306,7 @@ START_TEST(test_ex17_streams)
     ring_expect(&g, 1);
     char what[200];
     ring_what(&g, what, sizeof what);
-    uint64_t on_default = u.act.default_stream_launches + u.act.default_stream_copies;
-    if (u.known && on_default > 0)
-        harness_fail(_(STREAM_HINT), _("%s put %" PRIu64 " of its kernels and copies on the default stream, which the "
-                                       "caller's streams (made with cudaStreamNonBlocking) do not wait for."),
-                     what, on_default);
-    if (u.known && u.act.host_waits > 0) {
-        char waits[32];
-        harness_times(u.act.host_waits, waits, sizeof waits);
-        harness_fail(_(WAIT_HINT), _("%s made the host wait for a device %s: it should only enqueue work, and "
-                                     "return while the devices run it."), what, waits);
-    }
+    expect_own_streams(&u, what, _(STREAM_HINT), _(WAIT_HINT));
     ring_free(&g);
 }
 END_TEST

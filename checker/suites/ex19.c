@@ -9,14 +9,10 @@
 #include "../contracts/ex19.h"
 #define HARNESS_SPACE_FILE "../spaces/ex19.def"
 #include "../harness/harness_space_table.h"
+#include "ranks.h"
 
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#define MAX_RANKS 4
 #define CALLS 3   /* the calls of the repeated test */
 
 typedef cudaError_t (*allreduce_fn)(const float *const *, float *const *, unsigned *const *, const int *, int,
@@ -39,11 +35,6 @@ static const char WAIT_HINT[] = N_("Which call makes the host wait? The function
 static const char ERROR_HINT[] = N_("Which CUDA call failed? Check each call's cudaError_t and return the first "
                                     "that is not cudaSuccess.");
 
-typedef struct usage_counts {
-    int known;
-    emu_activity act;
-} usage_counts;
-
 /* ---- The ranks: devices, streams, buffers and the values put in them ----------------------------------- */
 
 typedef struct ring {
@@ -60,38 +51,6 @@ typedef struct ring {
     float *h_in[MAX_RANKS];    /* what each rank's input holds (the last call's) */
     float *h_out[MAX_RANKS];   /* what its output holds after */
 } ring;
-
-static int device_count(void)
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    cudaGetLastError();
-    return count;
-}
-
-static int ring_fits(int ranks) { return ranks <= device_count(); }
-
-static void need_ring(int ranks)
-{
-    if (ring_fits(ranks)) return;
-    char why[300];
-    snprintf(why, sizeof why, _("not run here: a ring of %d needs %d devices, and this machine has %d."), ranks, ranks,
-             device_count());
-    harness_not_run(why);
-}
-
-static int largest_ring(void)
-{
-    int count = device_count();
-    return count < MAX_RANKS ? count : MAX_RANKS;
-}
-
-/* Values of every magnitude from 2^-10 to 2^10, of both signs: their sum in another order has other last bits. */
-static void ring_values(float *h, size_t n, int rank, uint64_t salt)
-{
-    harness_random_floats(h, n, -1.0f, 1.0f, salt * 16 + (uint64_t)rank);
-    for (size_t i = 0; i < n; i++) h[i] = ldexpf(h[i], (int)((i * 7 + (size_t)rank * 3) % 21) - 10);
-}
 
 /* The ring's devices, the highest first (rank r is device count-1-r: a file that takes rank r for device r
  * uses the wrong one), peer access between every pair, and streams that do not wait for the default stream. */
@@ -247,16 +206,7 @@ static void ring_expect(const ring *g, int calls)
             harness_fail(hint, _("%s: rank %d's element %zu should be %.9g, within %.3g, but it is %s: %s."), what, r,
                          i, expected, bound, got_text, why);
         }
-    for (int r = 1; r < g->ranks; r++)
-        for (size_t i = 0; i < g->n; i++)
-            if (memcmp(&g->h_out[r][i], &g->h_out[0][i], sizeof(float))) {
-                harness_evidence("bug-model", "name=bits-differ hint=2");
-                harness_fail(_(BITS_HINT), _("%s: element %zu is %.9g on rank 0 and %.9g on rank %d. Both are within "
-                                             "the rounding bound of the sum, but an all-reduce must give every rank "
-                                             "the same bits: replicas of a model whose weights differ in the last "
-                                             "bit drift apart."),
-                             what, i, g->h_out[0][i], g->h_out[r][i], r);
-            }
+    expect_same_bits(g->h_out, g->ranks, g->n, what, _(BITS_HINT), 2);
 }
 
 static void expect_ring(allreduce_fn fn, const char *name, int ranks, size_t n, int calls, uint64_t salt)
@@ -289,14 +239,6 @@ START_TEST(test_ex19_twoshot_core)
 END_TEST
 
 /* The declared rings and sizes (checker/spaces/ex19.def), every pair of a ring and an n, both forms. */
-static size_t case_n(const harness_cover *c, size_t k, int ranks)
-{
-    const char *label = harness_case_label(c, k, "n");
-    if (!strcmp(label, "ranks-1")) return (size_t)ranks - 1;
-    if (!strncmp(label, "multiple", 8)) return (size_t)ranks * 1000 + (size_t)(label[8] == '+') - (size_t)(label[8] == '-');
-    return (size_t)harness_case_number(c, k, "n");
-}
-
 START_TEST(test_ex19_declared)
 {
     harness_cover c;
@@ -332,17 +274,7 @@ START_TEST(test_ex19_streams)
     ring_expect(&g, 1);
     char what[200];
     ring_what(&g, 1, what, sizeof what);
-    uint64_t on_default = u.act.default_stream_launches + u.act.default_stream_copies;
-    if (u.known && on_default > 0)
-        harness_fail(_(STREAM_HINT), _("%s put %" PRIu64 " of its kernels and copies on the default stream, which the "
-                                       "caller's streams (made with cudaStreamNonBlocking) do not wait for."),
-                     what, on_default);
-    if (u.known && u.act.host_waits > 0) {
-        char waits[32];
-        harness_times(u.act.host_waits, waits, sizeof waits);
-        harness_fail(_(WAIT_HINT), _("%s made the host wait for a device %s: it should only enqueue work, and "
-                                     "return while the devices run it."), what, waits);
-    }
+    expect_own_streams(&u, what, _(STREAM_HINT), _(WAIT_HINT));
     ring_free(&g);
 }
 END_TEST
