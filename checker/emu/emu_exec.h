@@ -176,6 +176,9 @@ typedef struct emu_peers {
     struct emu_ctx *all; int n, self;    /* the set's launches, and this one's index */
     emu_peer_flag flags[EMU_PEER_FLAGS]; int nflags, overflow;   /* this kernel's flags */
     uint32_t acquired[EMU_PEERS_MAX];    /* per other kernel: its writes before this order are ordered */
+    uint32_t relaxed[EMU_PEERS_MAX];     /* the same, read by a relaxed load: ordered once a system fence follows */
+    uint64_t relaxed_word[EMU_PEERS_MAX];   /* that load's flag and line, for the finding */
+    uint32_t relaxed_loc[EMU_PEERS_MAX];
     emu_peer_flag seen[EMU_PEERS_MAX];   /* per other kernel: its last flag write this one read (seq 0: none) */
 } emu_peers;
 
@@ -428,6 +431,7 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
  * bytes at addr of allocation a acquires the flags it reads (a strong load), or is checked against the other
  * kernels' plain writes (a plain one). " (memory of device 1)" for messages. */
 void emu_peers_write(emu_ctx *x, const emu_insn *in, uint64_t addr, uint32_t seq);
+void emu_peers_fence(emu_ctx *x);   /* __threadfence_system(): what relaxed loads of flags read is acquired */
 void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n);
 void emu_peers_memory_text(int device, char *buf, size_t len);
 void emu_peers_name(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned n, char *buf, size_t len);

@@ -7,13 +7,15 @@
  * store is st.release.sys (cuda::atomic_ref at thread_scope_system, memory_order_release), or any strong
  * store or atomic after a __threadfence_system() (fence.sc.sys) that comes after the write. Every write of a
  * kernel has its order among its memory events (emu_race.seq); a flag remembers the order before which it
- * releases, and a reader the largest such order per writer it has read. A plain read of bytes that another
+ * releases, and a reader the largest such order per writer it has acquired: with a load that is an acquire at
+ * system scope (ld.acquire.sys, cuda::atomic_ref at thread_scope_system with memory_order_acquire), or with a
+ * relaxed one (volatile, memory_order_relaxed) once a __threadfence_system() follows it. A plain read of bytes that another
  * kernel of the set wrote with a plain store at or after that order is a race, said with what the reader's
  * flags lacked: a release, system scope, or the data before the flag. A strong load of a word that another
  * kernel last wrote with a plain store is one too: a flag written plainly.
  *
  * Lenient where it cannot tell: acquisitions are per kernel, not per block; past EMU_PEER_FLAGS flags a
- * writer is not checked; a strong read acquires, as in emu_exec_race.c, with or without .acquire. */
+ * writer is not checked. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +43,12 @@ static const char emu_msg_peer_plain[] = N_(
 static const char emu_msg_peer_late[] = N_(
     "device %d wrote it after it set the flag that this kernel read (%s, at %s): the flag was set before the data "
     "it publishes.");
+static const char emu_msg_peer_relaxed[] = N_(
+    "this kernel read the flag %s at %s with a relaxed load (volatile, or memory_order_relaxed) and no "
+    "__threadfence_system() after it: that orders nothing for the reads after it, which may see the data from "
+    "before the flag. Read the flag with an acquire at system scope (cuda::atomic_ref<unsigned, "
+    "cuda::thread_scope_system>(flag).load(cuda::memory_order_acquire)), or put __threadfence_system() after "
+    "the loop that waits for it.");
 static const char emu_msg_peer_plain_flag[] = N_(
     "reads %s%s with a strong load, as a flag is read, and the kernel on device %d wrote it at the other line "
     "with a plain store: a race, and a release of nothing, so what device %d wrote before it may not be there "
@@ -126,8 +134,15 @@ static void acquire(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const em
     emu_ctx *b = &p->all[bi];
     emu_peer_flag *f = flag_of(b->peers, addr & ~3ull);
     if (f) {
-        if (f->released > p->acquired[bi]) p->acquired[bi] = f->released;
-        if (f->released) emu_order_acquired(p->self, bi, f->released);
+        int acquires = (in->flags & EMU_F_ACQUIRE) && (in->flags & EMU_F_SYS);
+        if (acquires && f->released > p->acquired[bi]) {
+            p->acquired[bi] = f->released;
+            emu_order_acquired(p->self, bi, f->released);
+        } else if (!acquires && f->released > p->relaxed[bi]) {   /* ordered once a system fence follows */
+            p->relaxed[bi] = f->released;
+            p->relaxed_word[bi] = f->word;
+            p->relaxed_loc[bi] = in->loc;
+        }
         if (f->seq >= p->seen[bi].seq) p->seen[bi] = *f;
     }
     uint32_t seq = 0, loc = 0;
@@ -141,6 +156,16 @@ static void acquire(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const em
         emu_peers_memory_text(a->device, mem, sizeof mem);
         emu_diag_report(&r, emu_msg_peer_plain_flag, what, mem, b->device, b->device);
     }
+}
+
+void emu_peers_fence(emu_ctx *x)
+{
+    emu_peers *p = x->peers;
+    for (int bi = 0; bi < p->n; bi++)
+        if (p->relaxed[bi] > p->acquired[bi]) {
+            p->acquired[bi] = p->relaxed[bi];
+            emu_order_acquired(p->self, bi, p->relaxed[bi]);
+        }
 }
 
 void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_alloc *a, uint64_t addr, unsigned n)
@@ -160,7 +185,18 @@ void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const em
             start(x, w, in, l, a, addr, n, b, loc, &r, what, sizeof what);
             emu_peers_memory_text(a->device, mem, sizeof mem);
             const emu_peer_flag *seen = &p->seen[bi];
-            lacked(x, b, seen, seen->seq && seen->how == EMU_PEER_RELEASED && seq >= seen->released, why, sizeof why);
+            if (seq < p->relaxed[bi]) {   /* the flag released the write; the load that read it acquired nothing */
+                char flag[300] = "", at[300] = "";
+                const emu_alloc *fa = emu_mem_lookup((uintptr_t)p->relaxed_word[bi], 4);
+                emu_place place, call;
+                if (fa) emu_peers_name(x, fa, p->relaxed_word[bi], 4, flag, sizeof flag);
+                emu_loc_places(x->m, p->relaxed_loc[bi], &place, &call);
+                emu_place_text(&place, at, sizeof at);
+                snprintf(why, sizeof why, emu_text(emu_msg_peer_relaxed), flag, at);
+            } else {
+                lacked(x, b, seen, seen->seq && seen->how == EMU_PEER_RELEASED && seq >= seen->released, why,
+                       sizeof why);
+            }
             emu_diag_report(&r, emu_msg_peer_unordered, what, mem, b->device, why);
         }
         return;

@@ -95,6 +95,7 @@ void emu_race_fence(emu_ctx *x, int sys)
 {
     x->race.fence_seq = ++x->race.seq;
     if (sys) x->race.fence_sys_seq = x->race.fence_seq;
+    if (sys && x->peers) emu_peers_fence(x);
 }
 
 /* The block releases what it did before its last fence (or before this access, for a .release) through
