@@ -284,8 +284,8 @@ int main(int argc, char **argv)
     const harness_test tests[] = {
         {N_("core: one-shot, every rank holds the sum, on 2, 3 and 4 devices"), test_ex19_oneshot_core, NEEDS_DEVICE},
         {N_("core: two-shot, every rank holds the sum, on 2, 3 and 4 devices"), test_ex19_twoshot_core, NEEDS_DEVICE},
-        {N_("sizes: n against the ranks (empty, fewer than the ranks, a multiple and 1 off), 1 to 4 devices, both "
-            "forms"), test_ex19_declared, NEEDS_DEVICE},
+        {N_("sizes: n against the ranks (empty, fewer, a multiple and 1 off), 1 to 4 devices, both forms"),
+         test_ex19_declared, NEEDS_DEVICE},
         {N_("concept: calls back to back with new inputs, the flags used again"), test_ex19_repeated, NEEDS_DEVICE},
         {N_("concept: the kernels run on the caller's streams and the host never waits"), test_ex19_streams,
          NEEDS_EMULATOR},
