@@ -4,9 +4,9 @@
 # solution the same way, and draws what the kernel did (checker/show/show.py): in the terminal, and as the
 # page build/show/exNN.html. On a GPU machine too: the picture is the emulator's run.
 # Settings (make variables or the environment): VIEW= another picture (lanes banks sectors shuffles
-# launches rows), N= BLOCK= COLS= another launch, FILE= another kernel file, REF=1 the reference's
-# picture as well as its numbers, PICTURE=1 the picture alone, without colour (as the lessons show it:
-# checker/show/lessons.py checks them).
+# launches rows stages), N= BLOCK= COLS= ROWS= another launch (COLS= alone keeps at least 2 rows), FILE=
+# another kernel file, REF=1 the reference's picture as well as its numbers, PICTURE=1 the picture alone,
+# without colour (as the lessons show it: checker/show/lessons.py checks them).
 set -u
 . checker/scripts/lib.sh
 nn=${1:-}
@@ -43,9 +43,24 @@ if [ -z "${fn:-}" ]; then
     sayf 'make show has no launch for exercise %s yet (checker/show/launches.txt).' "$nn"
     exit 2
 fi
+for setting in N BLOCK COLS ROWS; do
+    value=${!setting:-}
+    if [ -n "$value" ] && ! [[ "$value" =~ ^[1-9][0-9]{0,8}$ ]]; then
+        sayf '%s=%s: a launch is drawn with whole numbers from 1 up (N=4096, COLS=2000).' "$setting" "$value"
+        exit 2
+    fi
+done
+rowwise=$([ "$cols" != - ] && echo 1)
 n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
 [ "$block" = - ] && block=256
 [ "$cols" = - ] && cols=1024
+# Part III: ROWS= rows of the launch's columns; COLS= alone keeps the elements' count, and at least 2 rows.
+if [ -n "$rowwise" ] && [ -n "${ROWS:-}" ]; then
+    n=$((ROWS * cols))
+elif [ -n "$rowwise" ] && [ -z "${N:-}" ] && [ -n "${COLS:-}" ]; then
+    rows=$((n / cols))
+    n=$(((rows > 2 ? rows : 2) * cols))
+fi
 
 # traced_run DIR TRACE FINDINGS: DIR's metrics program run once with the trace on, into DIR/TRACE, its
 # findings into DIR/FINDINGS; its exit status.
@@ -113,4 +128,5 @@ args=(--exercise "$nn" --file "$file" --function "$fn" --view "$view" --launch "
 [ -n "$theirs" ] && [ -f "$theirs/trace" ] && args+=(--ref-file "$ref" --ref-trace "$theirs/trace")
 [ -n "${REF:-}" ] && [ "${REF:-0}" != 0 ] && args+=(--ref-picture)
 [ -n "${PICTURE:-}" ] && [ "${PICTURE:-0}" != 0 ] && args+=(--lesson)
+[ -n "${VIEW:-}" ] && args+=(--view-asked)
 exec python3 checker/show/show.py "${args[@]}"

@@ -13,6 +13,7 @@ STYLE = {
     "recv": ("◄", "36"), "own": ("·", "2"),
     "owner0": ("0", "36"), "owner1": ("1", "35"), "owner2": ("2", "33"), "owner3": ("3", "32"),
     "owner4": ("4", "34"), "owner5": ("5", "31"),
+    "stage_copy": ("c", "36"), "stage_read": ("r", "32"), "stage_write": ("w", "32"), "stage_early": ("!", "1;31"),
 }
 
 
@@ -78,20 +79,21 @@ def draw(pic, painter, max_rows=24):
                for k, head in enumerate(pic.label_heads)]
     cost_w = [max([width(head)] + [width(r.costs[k]) for r in pic.rows]) for k, head in enumerate(pic.cost_heads)]
     ngroups = max((len(r.groups) for r in pic.rows), default=0)
-    gw = max((len(g) for r in pic.rows for g in r.groups), default=0)
+    # each group as wide as its widest row (the lanes of a warp: 32; a variable of the stages picture: its cells)
+    gws = [max((len(r.groups[g]) for r in pic.rows if g < len(r.groups)), default=0) for g in range(ngroups)]
     fixed = 2 + sum(w + 2 for w in label_w) + sum(w + 1 for w in cost_w)
     shown = ngroups
-    while shown > 1 and fixed + shown * (gw + 1) > WIDTH:
+    while shown > 1 and fixed + sum(w + 1 for w in gws[:shown]) > WIDTH:
         shown -= 1
     # A cost column that still does not fit is cut to what is left.
-    room = WIDTH - (2 + sum(w + 2 for w in label_w) + shown * (gw + 1))
+    room = WIDTH - (2 + sum(w + 2 for w in label_w) + sum(w + 1 for w in gws[:shown]))
     lines = []
     head = "  " + "".join(pad(h, w) + "  " for h, w in zip(pic.label_heads, label_w))
     heads2 = " " * width(head)
     for g in range(shown):
         title = pic.group_heads[g] if g < len(pic.group_heads) else ""
-        head += pad(title if width(title) <= gw else title[:gw], gw) + " "
-        heads2 += (ruler(32 * g, gw) if pic.ruler_start == 0 else " " * gw) + " "
+        head += pad(title if width(title) <= gws[g] else cut(title, gws[g]), gws[g]) + " "
+        heads2 += (ruler(32 * g, gws[g]) if pic.ruler_start == 0 else " " * gws[g]) + " "
     costs_head = ""
     for h, w in zip(pic.cost_heads, cost_w):
         costs_head += " " + pad(h, w, right=True)
@@ -104,7 +106,7 @@ def draw(pic, painter, max_rows=24):
         text = mark + " " + "".join(pad(l, w) + "  " for l, w in zip(r.labels, label_w))
         for g in range(shown):
             cells = r.groups[g] if g < len(r.groups) else []
-            text += "".join(painter.cell(c) for c in cells) + " " * (gw - len(cells)) + " "
+            text += "".join(painter.cell(c) for c in cells) + " " * (gws[g] - len(cells)) + " "
         costs = ""
         for c, w in zip(r.costs, cost_w):
             costs += " " + pad(c, w, right=True)
