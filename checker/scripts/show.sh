@@ -63,20 +63,21 @@ elif [ -n "$rowwise" ] && [ -z "${N:-}" ] && [ -n "${COLS:-}" ]; then
 fi
 
 # traced_run DIR TRACE FINDINGS: DIR's metrics program run once with the trace on, into DIR/TRACE, its
-# findings into DIR/FINDINGS; its exit status.
+# findings into DIR/FINDINGS, its line of make metrics' numbers into DIR/numbers; its exit status.
 traced_run() {
     EMU_TRACE="$1/$2" EMU_TRACE_BLOCKS=8 EMU_TRACE_LIMIT=100000 EMU_BUDGET=4000000 EMU_QUIET=1 \
-        timeout 120 "$1/metrics" "$n" "$block" "$cols" >/dev/null 2>"$1/$3"
+        timeout 120 "$1/metrics" "$n" "$block" "$cols" >"$1/numbers" 2>"$1/$3"
 }
 
 # run_traced SRC FUNCTION SHAPE: the kernel file SRC run once with the trace on, in a folder named by
 # everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
 # trace (the emulator's), findings (the program's stderr: the emulator's findings, one record a line, in
-# the learner's language) and, when the file did not build, build.log. The findings' words depend on the
+# the learner's language, and exercise 16's path), numbers (make metrics' line for the run, when it was
+# right and found nothing) and, when the file did not build, build.log. The findings' words depend on the
 # language and its catalog: a run that found something keeps its program, to say them again in another.
 run_traced() {
     local src=$1 fn=$2 shape=$3 key dir lang
-    key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
+    key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB" "$0";
             echo "$fn $shape $n $block $cols"; } | md5sum | cut -c1-16)
     lang=$({ echo "${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}";
              cat "$BUILD"/locale/*/LC_MESSAGES/*.mo 2>/dev/null; } | md5sum | cut -c1-8)
