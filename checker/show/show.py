@@ -80,8 +80,8 @@ def path_lines(mine, theirs, run):
             p=mine.path, what=_(PATHS.get(mine.path, "?")), cols=cols)
     if theirs and theirs.path and theirs.path != mine.path:
         text += " " + _("The reference's dispatch chooses path {p} here.").format(p=theirs.path)
-    text += " " + _("The reference takes a warp per row up to 1024 columns, a block up to 25600, a cluster "
-                    "beyond: COLS=2000 or COLS=32768 draws those (ROWS= the rows).")
+    text += " " + _("The reference's dispatch: a warp per row up to 1024 columns, a block up to 25600, a cluster "
+                    "beyond (COLS=2000, COLS=32768 draw those; ROWS= sets the rows).")
     return wrap(text, term.WIDTH)
 
 

@@ -240,7 +240,7 @@ def stages(trace, run):
             for c in range(len(range(0, v[1], per[v[0]]))):
                 kind = r["cells"].get((v[0], c), "none")
                 lo = c * per[v[0]]
-                tip = _("{name}, bytes {lo}-{hi}").format(name=v[2], lo=lo, hi=min(v[1], lo + per[v[0]]) - 1)
+                tip = _("{name} bytes {lo}-{hi}").format(name=v[2], lo=lo, hi=min(v[1], lo + per[v[0]]) - 1)
                 cells.append(Cell(kind, tip=tip))
             groups.append(cells)
         early = len(r["early"])
@@ -256,11 +256,8 @@ def stages(trace, run):
                   ("stage_write", None, _("written")),
                   ("stage_early", None, _("read before its wait or barrier; written while another block reads "
                                           "it; read as its block exits"))]
-    pic.notes.append(_n("A row is what the block's warps did at one line of one step (a step ends at a barrier); a "
-                        "cell is {n} byte of the variable.",
-                        "A row is what the block's warps did at one line of one step (a step ends at a barrier); "
-                        "a cell is {n} bytes of the variable (a word for small ones).", max(per.values())).format(
-        n=max(per.values())))
+    pic.notes.append(_("A row is what the block's warps did at one line of one step (a step ends at a barrier); a "
+                       "cell is {n} bytes of a large variable, a word of a small one.").format(n=max(per.values())))
     views.left(pic, launch, len(blocks) if launch.cluster > 1 else 1)
     return pic
 
