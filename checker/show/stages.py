@@ -11,12 +11,12 @@ it (checker/emu/emu_exec_async.c, emu_exec_dsmem.c), replayed here from the trac
     writes it (before the barrier that publishes it, or while the owner already writes the next row's), or
     in the phase in which its owner exits (no barrier keeps the owner's shared memory alive for the read).
 """
-from lang import _, _n
+from lang import _, _n, width
 from picture import Cell, Picture, Row
 from trace import line_number
 import views
 
-CELLS = 32          # cells for all the variables drawn, in one terminal line beside the labels
+WIDTH = 100         # the terminal's columns: the variables' cells take what the labels and costs leave
 SMALL = 8           # a variable of at most this many words gets a cell a word
 
 
@@ -73,10 +73,10 @@ def drawn_vars(launch):
     return [chosen[k] for k in sorted(chosen)]
 
 
-def cell_sizes(variables):
-    """Bytes a cell for each variable: a word each for small ones, the rest of CELLS shared by the others."""
+def cell_sizes(variables, cells):
+    """Bytes a cell for each variable: a word each for small ones, the rest of `cells` shared by the others."""
     small = [v for v in variables if v[1] <= 4 * SMALL]
-    room = max(8, CELLS - sum(v[1] // 4 for v in small))
+    room = max(8, cells - sum(v[1] // 4 for v in small))
     large = [v for v in variables if v[1] > 4 * SMALL]
     out = {}
     for v in variables:
@@ -141,7 +141,6 @@ def stages(trace, run):
         pic.empty = _("The kernel copies nothing with cp.async and reads no other block's shared memory, so there "
                       "are no stages to draw: the block and cluster paths do (a longer row: COLS=).")
         return pic
-    per = cell_sizes(variables)
     pic.label_heads = [_("step"), _("line"), _("what the warps did")]
     pic.group_heads = [v[2] for v in variables]
     pic.cost_heads = [_("threads"), _("too early")]
@@ -154,23 +153,30 @@ def stages(trace, run):
     exits = {r: max((i.phase for i in b.insns if i.op == "exit" and i.m), default=None) for r, b in blocks.items()}
     order, rows = [], {}
 
+    last, visits = {}, {}
+
     def row_of(key, text):
-        """The row of key; text: what it did, to which bytes ({bytes}: filled in once the row is complete)."""
+        """The row of key for the running instruction's warp; text: what it did, to which bytes ({bytes}: filled
+        in once the row is complete). A warp that comes back to a key after others (a loop's next turn in the
+        same step) starts a row of its own: each warp's n-th visit of a key shares a row."""
+        if last.get(i.warp) != key:
+            visits[i.warp, key] = visits.get((i.warp, key), 0) + 1
+            last[i.warp] = key
+        key = key + (visits[i.warp, key],)
         if key not in rows:
-            rows[key] = {"text": text, "cells": {}, "threads": set(), "early": set(), "line": key[1], "bytes": {}}
+            rows[key] = {"text": text, "spans": [], "threads": set(), "early": set(), "line": key[1], "bytes": {}}
             order.append(key)
         return rows[key]
 
+    drawn = {v[0] for v in variables}
+
     def paint(row, off, size, kind):
         var = launch.var_at(off)
-        if not var or var[0] not in per:
+        if not var or var[0] not in drawn:
             return
         lo, hi = row["bytes"].get(var, (off, off + size))
         row["bytes"][var] = (min(lo, off), max(hi, off + size))
-        for c in range((off - var[0]) // per[var[0]], (off + size - 1 - var[0]) // per[var[0]] + 1):
-            old = row["cells"].get((var[0], c))
-            if old != "stage_early":
-                row["cells"][(var[0], c)] = kind if old is None or kind == "stage_early" else old
+        row["spans"].append((var, off, size, kind))
 
     for i in block.insns:
         if not i.m:
@@ -202,7 +208,7 @@ def stages(trace, run):
         elif i.access and i.access.space == "s" and i.op in ("ld", "st", "atom"):
             a = i.access
             remote = [r for r in a.ranks if r is not None]
-            if not remote and not any(launch.var_at(o) and launch.var_at(o)[0] in per for o in a.offs if o >= 0):
+            if not remote and not any(launch.var_at(o) and launch.var_at(o)[0] in drawn for o in a.offs if o >= 0):
                 continue
             label = i.op + " {bytes}"
             if remote:
@@ -229,24 +235,35 @@ def stages(trace, run):
                     row["early"].add(t)
                 paint(row, off, a.size, "stage_early" if bad else "stage_write" if i.op != "ld" else "stage_read")
 
-    steps = {}
-    for key in order:
-        steps[key[0]] = steps.get(key[0], 0) + 1
+    texts = {}
     for key in order:
         r = rows[key]
+        spans = ", ".join(_("{name} bytes {lo}-{hi}").format(name=v[2], lo=lo - v[0], hi=hi - v[0] - 1)
+                          for v, (lo, hi) in sorted(r["bytes"].items()))
+        texts[key] = r["text"].replace("{bytes}", spans or "?")
+    # The cells take the columns the labels and costs leave (term.py: 2 + each label + 2, a space a group and
+    # a cost).
+    label_w = [max([width(h)] + [width(str(k[0] + 1)) if n == 0 else width(str(k[1])) if n == 1 else width(texts[k])
+                                 for k in order]) for n, h in enumerate(pic.label_heads)]
+    cost_w = [max(width(h), 4) for h in pic.cost_heads]
+    per = cell_sizes(variables, WIDTH - 2 - sum(w + 2 for w in label_w) - sum(w + 1 for w in cost_w) - len(variables))
+    for key in order:
+        r = rows[key]
+        painted = {}
+        for var, off, size, kind in r["spans"]:
+            for c in range((off - var[0]) // per[var[0]], (off + size - 1 - var[0]) // per[var[0]] + 1):
+                if painted.get((var[0], c)) != "stage_early" and (kind == "stage_early" or (var[0], c) not in painted):
+                    painted[(var[0], c)] = kind
         groups = []
         for v in variables:
             cells = []
             for c in range(len(range(0, v[1], per[v[0]]))):
-                kind = r["cells"].get((v[0], c), "none")
                 lo = c * per[v[0]]
                 tip = _("{name} bytes {lo}-{hi}").format(name=v[2], lo=lo, hi=min(v[1], lo + per[v[0]]) - 1)
-                cells.append(Cell(kind, tip=tip))
+                cells.append(Cell(painted.get((v[0], c), "none"), tip=tip))
             groups.append(cells)
         early = len(r["early"])
-        spans = ", ".join(_("{name} bytes {lo}-{hi}").format(name=v[2], lo=lo - v[0], hi=hi - v[0] - 1)
-                          for v, (lo, hi) in sorted(r["bytes"].items()))
-        text = r["text"].replace("{bytes}", spans or "?")
+        text = texts[key]
         pic.rows.append(Row([str(key[0] + 1), str(r["line"]), text], groups,
                             [str(len(r["threads"])), str(early) if early else "-"], {r["line"]},
                             _("step {step}, line {line}: {text}").format(step=key[0] + 1, line=r["line"],
