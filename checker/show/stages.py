@@ -268,6 +268,7 @@ def stages(trace, run):
                             [str(len(r["threads"])), str(early) if early else "-"], {r["line"]},
                             _("step {step}, line {line}: {text}").format(step=key[0] + 1, line=r["line"],
                                                                          text=text)))
+        pic.rows[-1].marked = early > 0   # the eye goes to what came too early, whichever line a finding names
     pic.legend = [("stage_copy", None, _("a cp.async copies into it (on its way until a wait)")),
                   ("stage_read", None, _("read after its copy landed, or its owner's barrier")),
                   ("stage_write", None, _("written")),

@@ -1,7 +1,7 @@
 """term.py - a Picture (picture.py) in a terminal: at most 100 columns, a symbol per kind of cell that reads
 without colour (NO_COLOR=1, or not a terminal), colours where the terminal has them. Groups that do not fit
 are left out, and the drawing says so."""
-from lang import _, cut, pad, width
+from lang import _, cut, pad, width, wrap
 from picture import Cell
 
 WIDTH = 100
@@ -63,7 +63,7 @@ def draw(pic, painter, max_rows=24):
     """The picture's lines (each within WIDTH columns). A picture whose groups do not fit at a character a
     cell and that may be folded (pic.fold) shows pic.fold cells a character."""
     if pic.empty:
-        return [pic.empty]
+        return wrap(pic.empty, WIDTH)
     if pic.fold and pic.rows:
         label_w0 = sum(max([width(h)] + [width(r.labels[k]) for r in pic.rows]) + 2 for k, h in enumerate(pic.label_heads))
         cost_w0 = sum(max([width(h)] + [width(r.costs[k]) for r in pic.rows]) + 1 for k, h in enumerate(pic.cost_heads))
