@@ -635,5 +635,7 @@ def numbers(view, trace, run):
                 (_("cluster loads"), str(sum(1 for i in insns if i.op == "ld" and i.access and
                                              any(r is not None for r in i.access.ranks)))),
                 (_("barriers"), barrier_count(launch, block))]
-    return [(_("load requests"), str(len(loads))), (_("sectors"), str(sum(i.access.cost for i in loads))),
-            (_("barriers"), barrier_count(launch, block))]
+    copies = [i for i in insns if i.op == "cp" and i.access]
+    return [(_("load requests"), str(len(loads))), (_("sectors"), str(sum(i.access.cost for i in loads)))] + \
+        ([(_("async sectors"), str(sum(i.access.cost for i in copies)))] if copies else []) + \
+        [(_("barriers"), barrier_count(launch, block))]
