@@ -87,7 +87,8 @@ def notation_notes(labels):
         else:
             parts.append(_("{ex}: {k} elements between {a} and {b}, not evenly spaced").format(
                 ex=m.group(0), a=a, b=b, k=m.group(5)))
-    return [_("How to read the accesses: {forms}.").format(forms="; ".join(parts))] if parts else []
+    # TRANSLATORS: what separates the items of a list of explanations ("a: ...; b: ...").
+    return [_("How to read the accesses: {forms}.").format(forms=_("; ").join(parts))] if parts else []
 
 
 def first_block(trace):
