@@ -130,6 +130,8 @@ def numbers_agree_with_make_metrics():
                                                         ("banks", "shared accesses", "shared_loads+shared_stores", 1),
                                                         ("banks", "conflicts", "bank_conflicts", 1))),
              ("03", "solutions/v2_strided_index.cu", {"N": 256, "BLOCK": 256}, (("banks", "conflicts", "bank_conflicts", 1),)),
+             ("16", "solutions/ex16_row_mapping.cu", {}, (("rows", "load requests", "load_requests", 1),
+                                                          ("rows", "sectors", "load_sectors", 1))),
              ("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000}, (("stages", "async sectors", "async_sectors", 1),
                                                                       ("stages", "barriers", "barriers_per_block", 0))),
              ("16", "solutions/ex16_row_mapping.cu", {"COLS": 32768}, (("stages", "cluster loads", "dsmem_loads", 1),)))
@@ -167,6 +169,10 @@ def every_index_form_is_explained():
         explained = {form_of(m) for m in views.INDEX_FORM.finditer(notes) if m.group(0) in used}
         if forms - explained:
             bad.append("%s %s: %s used, not explained: %s" % (file, view, sorted(used), sorted(forms - explained)))
+    # the form none of those launches draws: elements not evenly spaced (the sdata[0..29, 16])
+    notes = " ".join(views.notation_notes(["ld sdata[0..29, 16]", "st sdata[4]"]))
+    if "sdata[0..29, 16]" not in notes or "16" not in notes.replace("sdata[0..29, 16]", ""):
+        bad.append("sdata[0..29, 16] is explained as: %r" % notes)
     assert not bad, "; ".join(bad)
 
 
