@@ -21,8 +21,8 @@ SMALL = 8           # a variable of at most this many words gets a cell a word
 
 
 class Stages:
-    """The replay of one block's cp.async groups (as emu_exec_async.c keeps them) and of the cluster phases in
-    which each block of the cluster wrote each word of its shared memory."""
+    """The replay of one block's cp.async groups, thread by thread, as emu_exec_async.c keeps them: which group
+    copies into each word, which groups each thread has committed and waited for, and in which step."""
 
     def __init__(self):
         self.committed, self.done, self.done_before, self.wait_step = {}, {}, {}, {}
@@ -147,7 +147,6 @@ def stages(trace, run):
     pic.ruler_start = None
 
     replay = Stages()
-    mine = owner_writes(block)
     read_by_others = remote_reads(blocks, my_rank)
     theirs = {r: owner_writes(b) for r, b in blocks.items() if r != my_rank}
     exits = {r: max((i.phase for i in b.insns if i.op == "exit" and i.m), default=None) for r, b in blocks.items()}
