@@ -88,11 +88,13 @@ struct ncclComm {
 
 static unsigned long ids_made;
 
+static void nccl_finding(struct ncclComm *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The comm if it is live, else NULL after a finding (who: the call). */
 static struct ncclComm *live_comm(ncclComm_t comm, const char *who)
 {
     if (comm && comm->magic == NCCL_MAGIC) return comm;
-    emu_finding(msg_bad_comm, who);
+    nccl_finding(NULL, msg_bad_comm, who);
     return NULL;
 }
 
@@ -105,17 +107,31 @@ static void learner_line(char *where, size_t len)
 }
 
 /* A finding of NCCL's rules at the learner's line, kept also as the communicator's last error. */
-static void nccl_finding(struct ncclComm *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void nccl_finding(struct ncclComm *c, const char *fmt, ...)
+static void nccl_finding_kind(int kind, struct ncclComm *c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void vfinding(int kind, struct ncclComm *c, const char *fmt, va_list ap)
 {
     char where[600], text[sizeof ((emu_record *)0)->text];
+    vsnprintf(text, sizeof text, emu_text(fmt), ap);
+    learner_line(where, sizeof where);
+    emu_finding_at(kind, where, "%s", text);
+    if (c) snprintf(c->last_error, sizeof c->last_error, "%s", text);
+}
+
+static void nccl_finding_kind(int kind, struct ncclComm *c, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, emu_text(fmt), ap);
+    vfinding(kind, c, fmt, ap);
     va_end(ap);
-    learner_line(where, sizeof where);
-    emu_finding_at(EMU_FD_NCCL, where, "%s", text);
-    if (c) snprintf(c->last_error, sizeof c->last_error, "%s", text);
+}
+
+static void nccl_finding(struct ncclComm *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfinding(EMU_FD_NCCL, c, fmt, ap);
+    va_end(ap);
 }
 
 ncclResult_t ncclGetVersion(int *version)
@@ -204,7 +220,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     ncclResult_t res = join(comm, q, rank, emu_rt_device_current(), who);
     /* Alone, the call returns once every rank has joined: the thread's next call never comes. */
     if (res == ncclSuccess && group_depth == 0 && q->joined < q->nranks)
-        nccl_finding(*comm, msg_outside_group, who, nranks);
+        nccl_finding_kind(EMU_FD_NCCL_GROUP, *comm, msg_outside_group, who, nranks);
     return res;
 }
 
@@ -503,7 +519,7 @@ static ncclResult_t enqueue(enum coll kind, const void *send, void *recv, size_t
     call.nframes = backtrace(call.frames, NCCL_FRAMES);
     emu_rt_activity.launches++;   /* NCCL launches one kernel per rank's call */
     if (emu_rt_stream_is_default(stream)) emu_rt_activity.default_stream_launches++;
-    if (group_depth == 0 && nranks > 1) nccl_finding(c, msg_outside_group, who, nranks);
+    if (group_depth == 0 && nranks > 1) nccl_finding_kind(EMU_FD_NCCL_GROUP, c, msg_outside_group, who, nranks);
     if (npending == cappending) {
         cappending = cappending ? cappending * 2 : 32;
         if (!(pending = realloc(pending, (size_t)cappending * sizeof *pending))) abort();
