@@ -36,6 +36,14 @@
         if ((call) != cudaSuccess) return ncclUnhandledCudaError;   \
     } while (0)
 
+// Closes the group that the calls since ncclGroupStart made, and returns the first failure: first (a call's
+// result inside the group), else ncclGroupEnd's. A group left open would swallow the caller's next calls.
+static ncclResult_t close_group(ncclResult_t first)
+{
+    ncclResult_t end = ncclGroupEnd();
+    return first != ncclSuccess ? first : end;
+}
+
 // grads[i] = acts[i] x weights[i] for i in [begin, begin + count): the backward pass of one bucket (the
 // gradient of sum(acts x weights) with respect to the weights), a grid-stride loop.
 __global__ void backward_bucket(float *grads, const float *acts, const float *weights, size_t begin, size_t count)
@@ -75,14 +83,10 @@ extern "C" ncclResult_t allreduce_in_place(void *const *d_bufs, size_t count, nc
 {
     // One thread, several devices: the ranks' calls go together at ncclGroupEnd.
     NCCL_CHECK(ncclGroupStart());
-    for (int r = 0; r < ranks; r++) {
-        ncclResult_t res = ncclAllReduce(d_bufs[r], d_bufs[r], count, type, ncclSum, comms[r], streams[r]);
-        if (res != ncclSuccess) {
-            ncclGroupEnd();   // a group left open would swallow the caller's next calls
-            return res;
-        }
-    }
-    return ncclGroupEnd();
+    ncclResult_t res = ncclSuccess;
+    for (int r = 0; r < ranks && res == ncclSuccess; r++)
+        res = ncclAllReduce(d_bufs[r], d_bufs[r], count, type, ncclSum, comms[r], streams[r]);
+    return close_group(res);
 }
 
 // Events made once per device: ready says "this bucket's gradient is computed" (compute -> comm), reduced says
@@ -128,15 +132,10 @@ extern "C" ncclResult_t ddp_step(float *const *d_weights, float *const *d_grads,
         }
         // All ranks' all-reduces of bucket b together, on the communication streams.
         NCCL_CHECK(ncclGroupStart());
-        for (int r = 0; r < ranks; r++) {
-            ncclResult_t res = ncclAllReduce(d_grads[r] + begin, d_grads[r] + begin, count, ncclFloat, ncclSum,
-                                             comms[r], comm[r]);
-            if (res != ncclSuccess) {
-                ncclGroupEnd();
-                return res;
-            }
-        }
-        NCCL_CHECK(ncclGroupEnd());
+    ncclResult_t res = ncclSuccess;
+        for (int r = 0; r < ranks && res == ncclSuccess; r++)
+            res = ncclAllReduce(d_grads[r] + begin, d_grads[r] + begin, count, ncclFloat, ncclSum, comms[r], comm[r]);
+        NCCL_CHECK(close_group(res));
         // The sum becomes the average, still on the communication stream (every rank scales the same bits).
         for (int r = 0; r < ranks; r++) {
             CUDA_CHECK(cudaSetDevice(devices[r]));
@@ -171,14 +170,10 @@ extern "C" ncclResult_t shard_gradients(float *const *d_grads, float *const *d_s
     }
     // recvcount is one shard: NCCL reads ranks x shard floats from each rank and gives rank r the sum of shard r.
     NCCL_CHECK(ncclGroupStart());
-    for (int r = 0; r < ranks; r++) {
-        ncclResult_t res = ncclReduceScatter(d_grads[r], d_shards[r], shard, ncclFloat, ncclSum, comms[r], streams[r]);
-        if (res != ncclSuccess) {
-            ncclGroupEnd();
-            return res;
-        }
-    }
-    NCCL_CHECK(ncclGroupEnd());
+    ncclResult_t res = ncclSuccess;
+    for (int r = 0; r < ranks && res == ncclSuccess; r++)
+        res = ncclReduceScatter(d_grads[r], d_shards[r], shard, ncclFloat, ncclSum, comms[r], streams[r]);
+    NCCL_CHECK(close_group(res));
     for (int r = 0; r < ranks; r++) {
         CUDA_CHECK(cudaSetDevice(devices[r]));
         scale<<<grid_for(shard), BLOCK, 0, streams[r]>>>(d_shards[r], shard, 1.0f / (float)ranks);

@@ -26,6 +26,14 @@
         if ((call) != cudaSuccess) return ncclUnhandledCudaError;   \
     } while (0)
 
+// Closes the group that the calls since ncclGroupStart made, and returns the first failure: first (a call's
+// result inside the group), else ncclGroupEnd's. A group left open would swallow the caller's next calls.
+static ncclResult_t close_group(ncclResult_t first)
+{
+    ncclResult_t end = ncclGroupEnd();
+    return first != ncclSuccess ? first : end;
+}
+
 // grads[i] = acts[i] x weights[i] for i in [begin, begin + count): the backward pass of one bucket (the
 // gradient of sum(acts x weights) with respect to the weights), a grid-stride loop.
 __global__ void backward_bucket(float *grads, const float *acts, const float *weights, size_t begin, size_t count)
@@ -68,8 +76,8 @@ extern "C" ncclResult_t allreduce_in_place(void *const *d_bufs, size_t count, nc
                                            ncclComm_t const *comms, cudaStream_t const *streams, int ranks)
 {
     // TODO 2: one ncclAllReduce per rank, in place (sendbuff == recvbuff == d_bufs[r]), count elements of type,
-    //         ncclSum, comms[r], streams[r]; all of them between ncclGroupStart() and ncclGroupEnd(). Return the
-    //         first result that is not ncclSuccess (close the group first), else ncclGroupEnd's.
+    //         ncclSum, comms[r], streams[r]; all of them after ncclGroupStart(), stopping at the first result that
+    //         is not ncclSuccess; then return close_group(that result), which ends the group.
     (void)d_bufs;
     (void)count;
     (void)type;
