@@ -711,6 +711,9 @@ END_TEST
 
 int main(int argc, char **argv)
 {
+    /* The GPU machines' rule: NVLink multicast (NVLS) stays off, also in a program that starts with its own
+     * environment; NCCL reads this when a communicator is made. */
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
     const harness_test tests[] = {
         {N_("core: comms_create makes rank r of one communicator on devices[r]"), test_ex18_comms, NEEDS_DEVICE},
         {N_("core: allreduce_in_place leaves the sum on every rank, 2 to 4 devices"), test_ex18_core, NEEDS_DEVICE},
