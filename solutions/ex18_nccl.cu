@@ -38,7 +38,7 @@
 
 // Closes the group that the calls since ncclGroupStart made, and returns the first failure: first (a call's
 // result inside the group), else ncclGroupEnd's. A group left open would swallow the caller's next calls.
-static ncclResult_t close_group(ncclResult_t first)
+ncclResult_t close_group(ncclResult_t first)
 {
     ncclResult_t end = ncclGroupEnd();
     return first != ncclSuccess ? first : end;
