@@ -82,6 +82,10 @@ static void nccl_ok(ncclResult_t res, const char *what)
                      ncclGetErrorString(res));
 }
 
+/* The checker's own communicators, made once per number of ranks in a test's process and kept until it ends:
+ * on a GPU making one connects every pair of devices, which takes far longer than the collectives tried. */
+static ncclComm_t kept_comms[MAX_RANKS + 1][MAX_RANKS];
+
 /* The devices, the highest first (rank r is device count-1-r, so that a file which takes rank r for device r
  * uses the wrong one), two streams each that do not wait for the default stream, as DDP's are, and (with
  * comms) the checker's own communicators. */
@@ -96,7 +100,8 @@ static void ranks_make(ranks_set *s, int ranks, int comms)
         CUDA_OK(cudaStreamCreateWithFlags(&s->compute[r], cudaStreamNonBlocking));
         CUDA_OK(cudaStreamCreateWithFlags(&s->comm[r], cudaStreamNonBlocking));
     }
-    if (comms) nccl_ok(ncclCommInitAll(s->comms, ranks, s->devices), "ncclCommInitAll");
+    if (comms && !kept_comms[ranks][0]) nccl_ok(ncclCommInitAll(kept_comms[ranks], ranks, s->devices), "ncclCommInitAll");
+    if (comms) memcpy(s->comms, kept_comms[ranks], sizeof s->comms);
 }
 
 static void ranks_free(ranks_set *s)
@@ -105,7 +110,7 @@ static void ranks_free(ranks_set *s)
         cudaSetDevice(s->devices[r]);
         cudaStreamDestroy(s->compute[r]);
         cudaStreamDestroy(s->comm[r]);
-        if (s->comms[r]) ncclCommDestroy(s->comms[r]);
+        if (s->comms[r] && s->comms[r] != kept_comms[s->ranks][r]) ncclCommDestroy(s->comms[r]);   /* the learner's */
     }
 }
 

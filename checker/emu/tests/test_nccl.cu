@@ -1,7 +1,8 @@
 // test_nccl.cu - the emulator's NCCL (emu_nccl.c): communicators by ncclCommInitAll and by a unique id in a
 // group, every collective in place and out of place, the reductions of float, half, bf16 and int32, the same
-// bits on every rank, NCCL's results for bad arguments, and the findings: a collective outside a group, a count
-// past its buffer, a kernel that writes a buffer in no order with the all-reduce that reads it.
+// bits on every rank, NCCL's results for bad arguments, and the findings: a collective or an init outside a
+// group, a count past its buffer, a kernel that writes a buffer in no order with the all-reduce that reads it,
+// ranks whose calls do not match, a call no other rank matched.
 #include <cstdio>
 #include <cstring>
 #include <cuda_bf16.h>
@@ -191,6 +192,18 @@ int main()
     sync_all();
     printf("outside a group: %g\n", at(d[0], 0));
 
+    // Ranks whose calls do not match (rank 1 asks for one element fewer): a finding, and nothing is written.
+    ranks_fill(d, N, 1.0f);
+    ncclGroupStart();
+    for (int r = 0; r < RANKS; r++) ncclAllReduce(d[r], d[r], r == 1 ? N - 1 : N, ncclFloat, ncclSum, comms[r], s[r]);
+    ncclGroupEnd();
+    sync_all();
+    printf("calls that do not match: rank 0 kept %g\n", at(d[0], 0));
+
+    // A call that no other rank matches: said at ncclCommDestroy.
+    ncclGroupStart();
+    ncclAllReduce(d[0], d[0], N, ncclFloat, ncclSum, comms[0], s[0]);
+    ncclGroupEnd();
     for (int r = 0; r < RANKS; r++) ncclCommDestroy(comms[r]);
 
     // A unique id and ranks in a group.
@@ -208,6 +221,12 @@ int main()
     ncclGroupEnd();
     sync_all();
     printf("two ranks: %g\n", at(d[1], 0));
-    printf("destroy twice: %d %d\n", (int)ncclCommDestroy(comms[0]), (int)ncclCommDestroy(comms[0]));
+    ncclResult_t first = ncclCommDestroy(comms[0]), second = ncclCommDestroy(comms[0]);
+    printf("destroy twice: %d %d\n", (int)first, (int)second);
+
+    // ncclCommInitRank for one rank of two, alone: a real NCCL waits here for rank 1, which never comes.
+    ncclGetUniqueId(&id);
+    cudaSetDevice(0);
+    printf("init rank alone: %d\n", (int)ncclCommInitRank(&comms[0], 2, id, 0));
     return 0;
 }
