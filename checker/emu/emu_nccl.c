@@ -61,6 +61,8 @@ static const char msg_mismatch[] =
 static const char msg_unjoined[] =
     N_("%s for rank %d was never matched by the other ranks' calls before ncclCommDestroy: on a GPU its stream "
        "would wait for them forever");
+static const char msg_freed[] =
+    N_("%s: the %s was freed before the collective ran (at ncclGroupEnd, or at the last rank's call)");
 static const char msg_bad_ranks[] = N_("%s: %d ranks is not a size the emulator's NCCL has (1 to %d)");
 static const char msg_bad_rank[] = N_("%s: rank %d is not a rank of a communicator of %d ranks");
 static const char msg_rank_taken[] = N_("%s: rank %d of this unique id was made already");
@@ -604,6 +606,15 @@ static void run_collective(emu_call *const *calls, int nranks)
             call_text(c0, mine, sizeof mine);
             call_text(c, theirs, sizeof theirs);
             finding_at_call(c, msg_mismatch, coll_names[c->kind], 0, mine, r, theirs);
+            return;
+        }
+    }
+    for (int r = 0; r < nranks; r++) {   /* a buffer freed between the call and the group's end */
+        size_t send_bytes, recv_bytes;
+        call_bytes(calls[r], nranks, &send_bytes, &recv_bytes);
+        int send_gone = send_bytes && !emu_mem_lookup((uintptr_t)calls[r]->send, send_bytes);
+        if (send_gone || (recv_bytes && !emu_mem_lookup((uintptr_t)calls[r]->recv, recv_bytes))) {
+            finding_at_call(calls[r], msg_freed, coll_names[calls[r]->kind], send_gone ? "sendbuff" : "recvbuff");
             return;
         }
     }
