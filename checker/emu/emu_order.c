@@ -211,6 +211,12 @@ void emu_order_serialize_devices(const int *devices, int count)
 
 void emu_order_begin(int q, int device, const char *what)
 {
+    void *frames[EMU_ORDER_FRAMES];
+    emu_order_begin_frames(q, device, what, frames, backtrace(frames, EMU_ORDER_FRAMES));
+}
+
+void emu_order_begin_frames(int q, int device, const char *what, void *const *frames, int nframes)
+{
     enqueue_join(q);
     uint32_t epoch = ++queues[q].clock[q];
     if (first_queue < 0) first_queue = q;
@@ -229,7 +235,8 @@ void emu_order_begin(int q, int device, const char *what)
     o->device = device;
     o->epoch = epoch;
     snprintf(o->what, sizeof o->what, "%s", what);
-    o->nframes = backtrace(o->frames, EMU_ORDER_FRAMES);
+    o->nframes = nframes < EMU_ORDER_FRAMES ? nframes : EMU_ORDER_FRAMES;
+    memcpy(o->frames, frames, (size_t)o->nframes * sizeof *frames);
     current = nops++;
     current_first = nranges;
 }

@@ -36,7 +36,10 @@ typedef enum emu_kind {
     /* work on two streams or devices that touches the same bytes in no order (emu_order.c) */
     EMU_FD_STREAM_RACE,
     /* a kernel's access of another device's memory without peer access */
-    EMU_FD_PEER_ACCESS, EMU_FD_COUNT
+    EMU_FD_PEER_ACCESS,
+    /* a call of the emulator's NCCL against NCCL's rules (emu_nccl.c), at the learner's line; one rank's call of
+     * several in one thread, outside a group */
+    EMU_FD_NCCL, EMU_FD_NCCL_GROUP, EMU_FD_COUNT
 } emu_kind;
 
 /* A kind's English noun ("race between warps"), short enough for "The same %s as above": its stable name.

@@ -210,6 +210,9 @@ void emu_order_serialize_devices(const int *devices, int count);
  * Between begin and end, emu_order_range (the runtime's copies) and emu_order_access (the engine) give what it
  * touches; end checks it against the operations still in flight and files a finding for a conflict. */
 void emu_order_begin(int q, int device, const char *what);
+/* The same, named at the host's frames of an earlier call (a collective that runs at ncclGroupEnd is the
+ * learner's ncclAllReduce line, not the group's end). */
+void emu_order_begin_frames(int q, int device, const char *what, void *const *frames, int nframes);
 void emu_order_range(const emu_alloc *a, uintptr_t lo, size_t len, int write);
 void emu_order_end(void);
 /* Start recording accesses (done by emu_order_begin once a second queue has work). */
