@@ -16,7 +16,9 @@ GPU_ARCH  ?= $(if $(HAVE_GPU),native,sm_90)
 BACKEND   := $(if $(EMU_LIB),$(if $(filter 1,$(SIM)),emu,$(if $(HAVE_GPU),gpu,emu)),gpu)
 
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I$(CUDA_HOME)/include
+# The suites see NCCL's declarations in the emulator's nccl.h (the same types and values as NCCL's own), before
+# any copy of the real header that the toolkit's folder holds.
+CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -Ichecker/emu/nccl -I$(CUDA_HOME)/include
 GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17
 # On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
 # PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").

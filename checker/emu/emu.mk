@@ -14,8 +14,10 @@ EMU_DIR := checker/emu
 EMU_OUT := $(BUILD)/emu
 EMU_LIB := $(EMU_OUT)/libcudaemu.a
 
-# How learner code is built for the emulator: uncompressed PTX for compute_90, with line info.
-EMU_NVCCFLAGS := -cudart none -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -lineinfo
+# How learner code is built for the emulator: uncompressed PTX for compute_90, with line info; <nccl.h> is the
+# emulator's NCCL (checker/emu/nccl, before the toolkit's copy where a machine has one).
+EMU_NVCCFLAGS := -cudart none -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -lineinfo \
+                 -I$(EMU_DIR)/nccl
 # What a program needs after its objects (nvcc's host code needs the C++ runtime).
 EMU_LDFLAGS := $(EMU_LIB) -lstdc++ -lm
 # The learner's host code is checked too: undefined behaviour (signed overflow, division by zero, shifts,

@@ -54,8 +54,16 @@ void emu_diag_end(const char *kernel)
 
 /* ---- Kernels that never finish: said once per run of the harness, not once per test ---------------------
  * The harness runs each test in its own process and names a file in EMU_ENDLESS_FILE. A kernel that spent
- * its instruction budget is written there (its name, and the kind and place of its first finding); a later
- * launch of it, in any process, stops at once with the same finding, instead of spending the budget again. */
+ * its instruction budget is written there (its name, the test's place in the suite, EMU_TEST_ORDER, and the
+ * kind and place of its first finding); a launch of it in a later test, in any process, stops at once with
+ * the same finding, instead of spending the budget again. (Tests run ahead side by side: one found by a
+ * later test does not stop an earlier one, which finds it itself.) */
+
+static int test_order(void)
+{
+    const char *order = getenv("EMU_TEST_ORDER");
+    return order && *order ? atoi(order) : -1;
+}
 
 static FILE *open_endless(const char *mode)
 {
@@ -68,7 +76,7 @@ void emu_diag_endless_record(const char *kernel)
     FILE *f = open_endless("a");
     if (!f) return;
     int kind = first_kind >= 0 ? first_kind : EMU_FD_BUDGET;
-    fprintf(f, "%s\t%d\t%d\t%s\n", kernel, kind, first_at[kind].line, first_at[kind].file);
+    fprintf(f, "%s\t%d\t%d\t%d\t%s\n", kernel, test_order(), kind, first_at[kind].line, first_at[kind].file);
     fclose(f);
 }
 
@@ -85,8 +93,9 @@ int emu_diag_endless_known(const char *kernel, const char *pretty)
         *tab = '\0';
         if (strcmp(line, kernel) != 0) continue;
         emu_record r;
-        int kind = 0, at_line = 0, used = 0;
-        if (sscanf(tab + 1, "%d\t%d\t%n", &kind, &at_line, &used) < 2) continue;
+        int kind = 0, at_line = 0, used = 0, found_by = -1, here = test_order();
+        if (sscanf(tab + 1, "%d\t%d\t%d\t%n", &found_by, &kind, &at_line, &used) < 3) continue;
+        if (here >= 0 && found_by > here) continue;   /* found by a later test, run ahead of this one */
         emu_record_init(&r, kind);
         r.at.line = at_line;
         snprintf(r.at.file, sizeof r.at.file, "%s", tab + 1 + used);

@@ -284,6 +284,9 @@ int emu_group_trap(emu_ctx *x, emu_warp *w, const emu_insn *in, uint32_t m);
  * *own set when the address is in the running block's own shared memory (then *off is its offset there). */
 uint64_t emu_dsmem_mapa(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, uint32_t rank);
 uint32_t emu_dsmem_rank(emu_ctx *x, uint64_t shared_addr);
+/* Where n bytes at a shared::cluster address lie, without checking or recording anything (make show's
+ * trace): the block's rank in the cluster and the offset in its shared memory; 0 when they lie in none. */
+int emu_dsmem_where(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *rank, uint32_t *off);
 uint8_t *emu_dsmem_resolve(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint64_t addr, unsigned n, int acc,
                            int *own, uint32_t *off);
 /* A block's own access of its shared memory at off while another block touched it in this phase, or a strong

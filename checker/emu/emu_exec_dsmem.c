@@ -104,6 +104,16 @@ uint64_t emu_dsmem_mapa(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, uint
     return in->mod ? out : out + EMU_SHARED_WINDOW;
 }
 
+int emu_dsmem_where(const emu_ctx *x, uint64_t addr, unsigned n, uint32_t *rank, uint32_t *off)
+{
+    uint32_t tag = (uint32_t)addr >> EMU_SHARED_TAG_SHIFT, var;
+    if (!emu_dsmem_tag(x, tag) || !decode(x, tag, &var, rank) || *rank >= x->cluster_size) return 0;
+    int64_t rel = (int32_t)((uint32_t)addr - EMU_SHARED_TAG_ADDR(tag));
+    if (rel < 0 || (uint64_t)rel + n > x->stags[var].size) return 0;
+    *off = x->stags[var].base + (uint32_t)rel;
+    return 1;
+}
+
 uint32_t emu_dsmem_rank(emu_ctx *x, uint64_t shared_addr)
 {
     uint32_t var, rank;

@@ -256,9 +256,9 @@ void emu_order_serialize_devices(const int *devices, int count)
 
 /* ---- Operations and their accesses ----------------------------------------------------------------------- */
 
-/* The operation's place in queue q: its epoch, and (while accesses are recorded) its entry in the log; -1
- * when it has none. */
-static int enqueue(int q, int device, const char *what)
+/* The operation's place in queue q: its epoch, and (while accesses are recorded) its entry in the log, named
+ * at the host's frames; -1 when it has none. */
+static int enqueue(int q, int device, const char *what, void *const *frames, int nframes)
 {
     enqueue_join(q);
     uint32_t epoch = ++queues[q].clock[q];
@@ -279,21 +279,34 @@ static int enqueue(int q, int device, const char *what)
     o->epoch = epoch;
     o->together = 0;
     snprintf(o->what, sizeof o->what, "%s", what);
-    o->nframes = backtrace(o->frames, EMU_ORDER_FRAMES);
+    o->nframes = nframes < EMU_ORDER_FRAMES ? nframes : EMU_ORDER_FRAMES;
+    memcpy(o->frames, frames, (size_t)o->nframes * sizeof *frames);
     return nops++;
 }
 
 void emu_order_begin(int q, int device, const char *what)
 {
+    void *frames[EMU_ORDER_FRAMES];
+    emu_order_begin_frames(q, device, what, frames, backtrace(frames, EMU_ORDER_FRAMES));
+}
+
+void emu_order_run_held_before(int q)
+{
     enqueue_join(q);
-    emu_rt_held_run_covered(queues[q].clock);   /* held kernels this operation comes after run first */
-    current = enqueue(q, device, what);
+    emu_rt_held_run_covered(queues[q].clock);
+}
+
+void emu_order_begin_frames(int q, int device, const char *what, void *const *frames, int nframes)
+{
+    emu_order_run_held_before(q);   /* held kernels this operation comes after run first */
+    current = enqueue(q, device, what, frames, nframes);
     current_first = nranges;
 }
 
 uint32_t emu_order_hold(int q, int device, const char *what)
 {
-    enqueue(q, device, what);
+    void *frames[EMU_ORDER_FRAMES];
+    enqueue(q, device, what, frames, backtrace(frames, EMU_ORDER_FRAMES));
     return queues[q].clock[q];
 }
 

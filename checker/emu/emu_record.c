@@ -51,6 +51,8 @@ static const char *const kind_nouns[EMU_FD_COUNT] = {
     [EMU_FD_HOST_BOUNDS] = N_("index out of bounds in host code"),
     [EMU_FD_STREAM_RACE] = N_("race between streams"),
     [EMU_FD_PEER_ACCESS] = N_("access of a peer's memory without peer access"),
+    [EMU_FD_NCCL] = N_("misuse of NCCL"),
+    [EMU_FD_NCCL_GROUP] = N_("NCCL call outside a group"),
     [EMU_FD_PEER_RACE] = N_("race between devices"),
 };
 
@@ -101,6 +103,10 @@ static const char *const kind_questions[EMU_FD_COUNT] = {
     [EMU_FD_HOST_DIVIDE] = N_("Which divisor at the line above can be zero, and what should the code do then?"),
     [EMU_FD_HOST_SHIFT] = N_("How far does the line above shift, and is that less than its type's width?"),
     [EMU_FD_HOST_BOUNDS] = N_("Which index at the line above goes past the end of its array?"),
+    [EMU_FD_NCCL] = N_("Which argument of the NCCL call above breaks the rule the finding names: its count (in "
+                       "elements of the data type), its buffers or its stream (of the communicator's device)?"),
+    [EMU_FD_NCCL_GROUP] = N_("Which calls of the loop above, one per rank, must be made together? Put them between "
+                             "ncclGroupStart() and ncclGroupEnd()."),
     [EMU_FD_PEER_RACE] = N_("Which flag, stored with a release at system scope after the write, should the line "
                             "above wait for before it reads?"),
 };

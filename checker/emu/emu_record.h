@@ -37,6 +37,9 @@ typedef enum emu_kind {
     EMU_FD_STREAM_RACE,
     /* a kernel's access of another device's memory without peer access */
     EMU_FD_PEER_ACCESS,
+    /* a call of the emulator's NCCL against NCCL's rules (emu_nccl.c), at the learner's line; one rank's call of
+     * several in one thread, outside a group */
+    EMU_FD_NCCL, EMU_FD_NCCL_GROUP,
     /* kernels of several devices that run together: a read no flag orders after another device's write
      * (emu_exec_peers.c) */
     EMU_FD_PEER_RACE, EMU_FD_COUNT

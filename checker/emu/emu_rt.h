@@ -210,6 +210,9 @@ void emu_order_serialize_devices(const int *devices, int count);
  * Between begin and end, emu_order_range (the runtime's copies) and emu_order_access (the engine) give what it
  * touches; end checks it against the operations still in flight and files a finding for a conflict. */
 void emu_order_begin(int q, int device, const char *what);
+/* The same, named at the host's frames of an earlier call (a collective that runs at ncclGroupEnd is the
+ * learner's ncclAllReduce line, not the group's end). */
+void emu_order_begin_frames(int q, int device, const char *what, void *const *frames, int nframes);
 /* A kernel held (emu_held.c): its place in q's order is taken now, and its epoch returned; it runs later, in
  * a set of kernels of several devices, between emu_order_set_begin (the set's queues and epochs) and
  * emu_order_set_end, which checks each one's accesses (emu_order_running says whose they are). */
@@ -236,6 +239,9 @@ int emu_rt_held_add(const emu_kernel *k, const emu_launch_config *c, void **args
  * streams, which the held kernels may run beside, leaves them held. */
 void emu_rt_held_run(void);
 void emu_rt_held_run_covered(const uint32_t *clock);
+/* The held kernels that queue q's next operation comes after run now (emu_order_begin does it; the emulator's
+ * NCCL, which reads the ranks' buffers before its operations begin, asks first). */
+void emu_order_run_held_before(int q);
 /* A device other than 0 was made current: kernels may be held from now on. */
 void emu_rt_held_devices(void);
 

@@ -86,8 +86,10 @@ static int right_at(const harness_output *o, size_t i)
 /* ---- Bug models ------------------------------------------------------------------------------------------ */
 
 /* 1 when the outputs are the model's (out): the same unwritten places, the rest within the bound plus the
- * model's slack; and the model is wrong somewhere, so that matching it says something. */
-static int matches(const harness_output *o, const double *out)
+ * model's slack; and, when must_differ, the model is wrong somewhere, so that matching it says something.
+ * (A second input, which only tells candidates apart, need not make the mistake show: a model that gives the
+ * right outputs there, where the kernel did too, is still in the running.) */
+static int matches(const harness_output *o, const double *out, int must_differ)
 {
     size_t count = o->rows * o->cols;
     int differs = 0;
@@ -101,7 +103,7 @@ static int matches(const harness_output *o, const double *out)
         if (!close_to(out[i], o->got[i], tol_of(o, i) + o->model_rel * fabs(out[i]))) return 0;
         differs |= !close_to(o->want[i], out[i], tol_of(o, i));
     }
-    return differs;
+    return differs || !must_differ;
 }
 
 /* The words, the hint and the evidence of the models the outputs match (d->candidates). */
@@ -129,7 +131,7 @@ static void describe_models(harness_diagnosis *d)
 }
 
 /* The models (one row per name: the first whose output matches) that o matches; keep limits the search to
- * d's candidates. Returns how many. */
+ * d's candidates, which need not be wrong on o (it is a second input). Returns how many. */
 static int find_models(const harness_output *o, const harness_bug_model *models, const void *ctx,
                        const harness_diagnosis *keep, const harness_bug_model **found)
 {
@@ -141,7 +143,7 @@ static int find_models(const harness_output *o, const harness_bug_model *models,
         int named = 0, wanted = !keep;
         for (int k = 0; k < n; k++) named |= !strcmp(found[k]->name, m->name);
         for (int k = 0; keep && k < keep->ncandidates; k++) wanted |= !strcmp(keep->candidates[k]->name, m->name);
-        if (named || !wanted || !m->compute(ctx, m->param, out) || !matches(o, out)) continue;
+        if (named || !wanted || !m->compute(ctx, m->param, out) || !matches(o, out, !keep)) continue;
         found[n++] = m;
     }
     free(out);

@@ -177,10 +177,15 @@ static char *not_run_reason(void)
     return got ? strdup(why) : NULL;
 }
 
-/* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. */
-static harness_result run_one(const harness_test *t, const char *suite_name, double timeout)
+/* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. Its place
+ * in the suite (order) goes to the emulator: a kernel that never ended is "not run again" only in the tests
+ * after the one that found it, also when that one ran ahead of them in a worker. */
+static harness_result run_one(const harness_test *t, int order, const char *suite_name, double timeout)
 {
     harness_result r = {.name = t->name};
+    char place[16];
+    snprintf(place, sizeof place, "%d", order);
+    setenv("EMU_TEST_ORDER", place, 1);
     Suite *suite = suite_create(suite_name);
     TCase *tc = tcase_create(t->name);
     tcase_set_timeout(tc, timeout);
@@ -234,7 +239,7 @@ static int jobs_wanted(void)
     return jobs < 1 ? 1 : jobs > 16 ? 16 : (int)jobs;
 }
 
-static void start_ahead(ahead *a, const harness_test *t, const char *suite_name, double timeout)
+static void start_ahead(ahead *a, const harness_test *t, int order, const char *suite_name, double timeout)
 {
     int fds[2];
     if (pipe(fds) != 0) return;
@@ -244,7 +249,7 @@ static void start_ahead(ahead *a, const harness_test *t, const char *suite_name,
         close(fds[0]);
         /* The worker's own temporary files: made, and removed, by it. */
         files_owner = getpid(), files_count = 0, not_run_file[0] = host_ub_file[0] = '\0';
-        harness_result r = run_one(t, suite_name, timeout);
+        harness_result r = run_one(t, order, suite_name, timeout);
         FILE *f = fdopen(fds[1], "w");
         if (f) {
             fprintf(f, "%d %d %.6f %d\n%s%c%s%c", r.outcome, r.line, r.seconds, r.host_ub, r.file ? r.file : "", 0,
@@ -429,7 +434,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             if ((opt.only && !strstr(u->name, opt.only) && !strstr(_(u->name), opt.only)) ||
                 not_run_because(u, backend) || u->needs == NEEDS_DEVICE_GPU_FIRST || timed_out)
                 continue;
-            start_ahead(&workers[next_ahead], u, ex->number, timeout);
+            start_ahead(&workers[next_ahead], u, next_ahead, ex->number, timeout);
             running += workers[next_ahead].pid > 0;
         }
         ahead *mine = &workers[t - ex->tests];
@@ -459,7 +464,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         } else {
             /* At a terminal, the test that is running is named until its line replaces it. */
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
-            *r = run_one(t, ex->number, timeout);
+            *r = run_one(t, (int)(t - ex->tests), ex->number, timeout);
             r->name = name;
             timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
         }

@@ -15,7 +15,7 @@
  *                     int rows, int cols, float eps): an fp16 LayerNorm per row (15)
  *   METRICS_ROWMAP    int fn(const float *d_in, float *d_out, int rows, int cols, int path): a softmax per row on
  *                     the path its dispatch chooses (16)
- * and the library's (12), the ring's (17) and the one-shot's (19), for `make show` only:
+ * and the library's (12), the ring's (17), NCCL's (18) and the one-shot's (19), for `make show` only:
  *   METRICS_LIBRARY   int fn(const int *d_in, int n) (Thrust), then sum_cub(d_in, d_out, n, 0) (CUB)
  *   METRICS_RING      cudaError_t fn(float *const *d_bufs, float *const *d_scratch, const int *devices,
  *                     int ranks, size_t n, cudaStream_t const *streams): an all-reduce of n floats over a ring
@@ -23,6 +23,10 @@
  *   METRICS_ONESHOT   cudaError_t fn(const float *const *d_in, float *const *d_out, unsigned *const *d_flags,
  *                     const int *devices, int ranks, size_t n, cudaStream_t const *streams): an all-reduce of n
  *                     floats in one kernel per device, over METRICS_RANKS emulated devices with peer access
+ *   METRICS_DDP       ncclResult_t fn(float *const *d_weights, float *const *d_grads, const float *const *d_acts,
+ *                     size_t n, size_t bucket, float lr, ncclComm_t const *comms, cudaStream_t const *compute,
+ *                     cudaStream_t const *comm, int ranks): one data-parallel step of n parameters on
+ *                     METRICS_RANKS emulated devices, in two buckets (n / 2 + 1), over the emulator's NCCL
  *
  * Usage: metrics [n [block [cols]]]   (defaults: n = 2^20, block = 256, cols = METRICS_COLS; the input is
  * the same on every run)
@@ -49,7 +53,8 @@
 #define METRICS_LIBRARY 7
 #define METRICS_ROWMAP 8
 #define METRICS_RING 9
-#define METRICS_ONESHOT 10
+#define METRICS_DDP 10
+#define METRICS_ONESHOT 11
 #define METRICS_RANKS 4
 /* Part III's shapes: rows of cols values. */
 #define METRICS_ROWWISE (METRICS_SHAPE >= METRICS_ROWS16 && METRICS_SHAPE <= METRICS_ROWMAP && \
@@ -141,7 +146,9 @@ static int rows_run(const float *h_x, int rows, int cols)
     name_buffer(d_in, count * 4, "d_in", 4);
     name_buffer(d_out, count * 4, "d_out", 4);
 #if METRICS_SHAPE == METRICS_ROWMAP
-    if (!METRICS_FN(d_in, d_out, rows, cols, 0)) return 0;
+    int path = METRICS_FN(d_in, d_out, rows, cols, 0);
+    if (getenv("EMU_TRACE")) fprintf(stderr, "path: %d\n", path);   /* make show says which it drew */
+    if (!path) return 0;
 #else
     METRICS_FN(d_in, d_out, rows, cols);
 #endif
@@ -302,6 +309,48 @@ int main(int argc, char **argv)
     }
     free(h);
     free(expected);
+#elif METRICS_SHAPE == METRICS_DDP
+    /* Weights and activations in eighths of small integers and lr = 1/2: every product, the sum of the ranks'
+     * gradients in any order, its quarter and the update are exact, the same on every rank. */
+    int devices[METRICS_RANKS];
+    float *d_w[METRICS_RANKS], *d_g[METRICS_RANKS], *d_a[METRICS_RANKS];
+    float *w = malloc((size_t)n * sizeof *w), *h = malloc((size_t)n * sizeof *h);
+    double *grad = calloc((size_t)n, sizeof *grad);
+    cudaStream_t compute[METRICS_RANKS], comm[METRICS_RANKS];
+    ncclComm_t comms[METRICS_RANKS];
+    if (!w || !h || !grad) return fail("could not get host memory");
+    for (int i = 0; i < n; i++) w[i] = (float)value_at(&state) / 8.0f;
+    for (int r = 0; r < METRICS_RANKS; r++) {
+        char name[32];
+        devices[r] = r;
+        for (int i = 0; i < n; i++) h[i] = (float)value_at(&state) / 8.0f, grad[i] += (double)h[i] * w[i] / METRICS_RANKS;
+        if (cudaSetDevice(r) || cudaStreamCreate(&compute[r]) || cudaStreamCreate(&comm[r]) ||
+            cudaMalloc((void **)&d_w[r], (size_t)n * sizeof *h) || cudaMalloc((void **)&d_g[r], (size_t)n * sizeof *h) ||
+            cudaMalloc((void **)&d_a[r], (size_t)n * sizeof *h) ||
+            cudaMemcpy(d_w[r], w, (size_t)n * sizeof *h, cudaMemcpyHostToDevice) ||
+            cudaMemcpy(d_a[r], h, (size_t)n * sizeof *h, cudaMemcpyHostToDevice))
+            return fail("could not set up device memory");
+        snprintf(name, sizeof name, "d_grads[%d]", r);
+        name_buffer(d_g[r], (size_t)n * sizeof *h, name, sizeof *h);
+        snprintf(name, sizeof name, "d_weights[%d]", r);
+        name_buffer(d_w[r], (size_t)n * sizeof *h, name, sizeof *h);
+        snprintf(name, sizeof name, "d_acts[%d]", r);
+        name_buffer(d_a[r], (size_t)n * sizeof *h, name, sizeof *h);
+    }
+    if (ncclCommInitAll(comms, METRICS_RANKS, devices) != ncclSuccess) return fail("could not make communicators");
+    if (METRICS_FN(d_w, d_g, (const float *const *)d_a, (size_t)n, (size_t)n / 2 + 1, 0.5f, comms, compute, comm,
+                   METRICS_RANKS))
+        return fail("failed to launch or to run");
+    for (int r = 0; r < METRICS_RANKS; r++) {
+        if (cudaSetDevice(r) || cudaStreamSynchronize(compute[r]) ||
+            cudaMemcpy(h, d_w[r], (size_t)n * sizeof *h, cudaMemcpyDeviceToHost))
+            return fail("failed to launch or to run");
+        for (int i = 0; i < n; i++) ok = ok && h[i] == (float)(w[i] - 0.5 * grad[i]);
+        ncclCommDestroy(comms[r]);
+    }
+    free(w);
+    free(h);
+    free(grad);
     (void)out_count; (void)block;
 #elif METRICS_SHAPE == METRICS_FLOAT
     float *h_in = malloc((size_t)n * sizeof *h_in), *d_in, *d_out, got;

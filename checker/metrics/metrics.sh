@@ -54,7 +54,7 @@ metrics_program() {
         checker/scripts/nvcc-cached.sh "$obj" "$src" $(kernel_nvcc_flags emu) -include "checker/contracts/ex$nn.h" \
             -c >"$dir/build.log" 2>&1 || return 1
     fi
-    $CC -std=c11 -O2 -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
+    $CC -std=c11 -O2 -Ichecker/emu/nccl -I"$CUDA_HOME/include" -DMETRICS_FN="$fn" -DMETRICS_SHAPE="METRICS_${shape^^}" \
         -include "checker/contracts/ex$nn.h" -c checker/metrics/metrics.c -o "$dir/metrics.$$.o" \
         >>"$dir/build.log" 2>&1 &&
     $CXX "$dir/metrics.$$.o" "$obj" "$BUILD/obj/i18n_i18n.o" $EMU_LDFLAGS -o "$dir/metrics" >>"$dir/build.log" 2>&1

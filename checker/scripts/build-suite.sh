@@ -44,10 +44,17 @@ link_for() {
         gold_links && link_libs="-fuse-ld=gold $link_libs"
     else
         backend_obj="$BUILD/obj/backend_gpu.o"
-        link_libs="$BUILD/obj/ubsan_quiet.o ${GPU_LDFLAGS}"
+        link_libs="$BUILD/obj/ubsan_quiet.o ${GPU_LDFLAGS} $nccl_link"
     fi
 }
 flags=$(kernel_nvcc_flags "$backend")
+# An NCCL exercise on a GPU compiles against the real nccl.h and links libnccl; on the emulator the course's own
+# (checker/emu/nccl) is already in the emulator's flags.
+nccl_link=""
+if needs_nccl "$nn" && [ "$backend" != emu ]; then
+    flags="$flags $(nccl_gpu_flags compile)"
+    nccl_link=$(nccl_gpu_flags link)
+fi
 
 # The contract header is force-included: a learner who changes a signature gets a compile error that
 # points at the line, instead of a wrong call at run time. A file compiled before with the same bytes is

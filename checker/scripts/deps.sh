@@ -70,7 +70,21 @@ install_apt() {
     fi
 }
 
+# NVIDIA's NCCL for the GPU's build of the NCCL exercise, from PyPI (the nvidia-nccl-cu13 wheel: nccl.h and
+# libnccl.so.2) into .deps/nccl, once, on a machine with a GPU where no copy is found (checker/scripts/lib.sh,
+# nccl_home). The emulator needs none: it has its own.
+nccl_wheel() {
+    local tried="$BUILD/.nccl-install-tried"
+    [ "${HAVE_GPU:-}" = 1 ] && [ -z "$(nccl_home)" ] && [ ! -e "$tried" ] || return 0
+    mkdir -p "$BUILD" && touch "$tried"
+    sayf 'Installing NVIDIA NCCL from PyPI (once), into .deps/nccl: %s' nvidia-nccl-cu13
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --timeout 20 --retries 1 \
+        --only-binary=:all: --target .deps/nccl nvidia-nccl-cu13 >"$BUILD/.nccl-install.log" 2>&1 ||
+        sayf 'Could not install it (see %s): exercise 18 cannot be built for the GPU until nccl.h is found (pip install nvidia-nccl-cu13).' "$BUILD/.nccl-install.log"
+}
+
 install_apt
+nccl_wheel
 if [ "$mode" = --test ]; then pypi_tools; chromium; fi
 have_all && exit 0
 sayf 'The checker needs the Check unit-test library, pkg-config and patch: please run'

@@ -20,6 +20,17 @@ fi
 both=""
 [ "$BACKEND" = gpu ] && [ -n "${EMU_LIB:-}" ] && both=1
 
+# How many of the GPU's tests run side by side, each in its own process (which starts CUDA again: CPU work
+# that need not wait for the test before). Half the cores (the emulator's suite runs beside them),
+# at most 8; one at a time where a GPU is in exclusive-process mode, which refuses a second context.
+gpu_jobs() {
+    local cores
+    nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -qv '^Default$' && { echo 1; return; }
+    cores=$(nproc 2>/dev/null || echo 2)
+    cores=$((cores / 2))
+    echo $((cores < 1 ? 1 : cores > 8 ? 8 : cores))
+}
+
 # Builds and runs the learner's file on one backend (on a GPU: on both, the GPU's run in the background);
 # returns the exit status of the suite whose report is shown.
 gpu_run="" metrics_run=""
@@ -48,14 +59,18 @@ run_on() {
         [ -n "$warnings" ] && say "$BOLD$(textf 'nvcc warns about your file:')$RESET" && say "$warnings" && say ""
     fi
     mkdir -p "$STATE_DIR"
-    [ -z "$both" ] && { timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap"; return; }
+    if [ -z "$both" ]; then
+        [ "$backend" = gpu ] && export HARNESS_JOBS=${HARNESS_JOBS:-$(gpu_jobs)}
+        timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap"
+        return
+    fi
     # Both suites draw the same inputs: one seed, which the report prints.
     export SEED=${SEED:-$(( (RANDOM << 15 | RANDOM) % 1000000007 ))}
     local verdicts="$out/verdicts"
     rm -f "$verdicts"
     # The GPU's run; its last line, whatever way it ends, says so (the emulator's side then stops waiting).
     (
-        timeout 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.gpu.tap" --results "$verdicts" >"$out/report.txt" 2>&1 &
+        HARNESS_JOBS=${HARNESS_JOBS:-$(gpu_jobs)} timeout 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.gpu.tap" --results "$verdicts" >"$out/report.txt" 2>&1 &
         gpu_suite=$!
         trap 'kill "$gpu_suite" 2>/dev/null' TERM
         wait "$gpu_suite"

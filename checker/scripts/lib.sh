@@ -189,6 +189,36 @@ dev_tools_path() {
     echo "$p"
 }
 
+# nccl_home: the folder of the real NCCL that a GPU's build compiles and links against (include/nccl.h and
+# lib/libnccl.so.2): the course's copy of the nvidia-nccl-cu13 wheel (.deps/nccl, deps.sh installs it), the
+# wheel in python's site-packages, or the toolkit's own copy; nothing when there is none. The emulator's build
+# never needs it: it has its own nccl.h and implementation (checker/emu/nccl, emu_nccl.c).
+nccl_home() {
+    local d site
+    site=$(python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.nccl"); print(list(s.submodule_search_locations)[0])' 2>/dev/null)
+    for d in "$PWD/.deps/nccl/nvidia/nccl" "$site" "$CUDA_HOME"; do
+        [ -n "$d" ] && [ -f "$d/include/nccl.h" ] && { echo "$d"; return 0; }
+    done
+    return 0
+}
+
+# needs_nccl NN: whether exercise NN's contract uses NCCL (its functions take communicators).
+needs_nccl() {
+    grep -q '#include <nccl.h>' "checker/contracts/ex$1.h" 2>/dev/null
+}
+
+# nccl_gpu_flags compile|link: what a GPU's build of an NCCL exercise adds (empty where NCCL is missing: the
+# compiler or the linker then names nccl.h or ncclAllReduce).
+nccl_gpu_flags() {
+    local home lib
+    home=$(nccl_home)
+    [ -n "$home" ] || return 0
+    if [ "$1" = compile ]; then echo "-I$home/include"; return 0; fi
+    for lib in "$home/lib" "$home/lib64"; do
+        [ -e "$lib/libnccl.so.2" ] && { echo "-L$lib -l:libnccl.so.2 -Wl,-rpath,$lib"; return 0; }
+    done
+}
+
 # Exits with status 2 and a sentence unless NN names an exercise; ACTION is the make target that was used
 # ("hint", "solution"...), for the example in the sentence.
 require_exercise() {

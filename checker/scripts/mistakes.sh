@@ -71,13 +71,20 @@ run_entry() {
     limit=$(corpus_header "$entry" report-seconds | head -n 1)
     limit=${limit:-20}
     [ "$BACKEND" = gpu ] && limit=$((limit * 3 / 2 + 30))
-    start=$(date +%s.%N)
-    (cd "$dir" && BUILD=build STATE_DIR=.state NO_COLOR=1 timeout -k 5 120 checker/scripts/grade.sh "$nn") \
-        >"$report" 2>&1 </dev/null
-    rc=$?
-    end=$(date +%s.%N)
-    local seconds
-    seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+    local seconds seed="" busy="" try
+    # A grade slower than its limit is graded once more with the same seed: a machine busy with other work
+    # (make test's other jobs, a CI neighbour) says nothing about the report; slow twice is a failure.
+    for try in 1 2; do
+        start=$(date +%s.%N)
+        (cd "$dir" && env ${seed:+SEED=$seed} BUILD=build STATE_DIR=.state NO_COLOR=1 timeout -k 5 120 \
+            checker/scripts/grade.sh "$nn") >"$report" 2>&1 </dev/null
+        rc=$?
+        end=$(date +%s.%N)
+        seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+        [ "$rc" -lt 124 ] && awk -v s="$seconds" -v l="$limit" 'BEGIN { exit !(s <= l) }' && break
+        seed=$(grep -o 'SEED=[0-9]*' "$report" | head -n 1 | cut -d= -f2)
+        [ "$try" = 1 ] && busy=" (the first try took $seconds s)"
+    done
     lines=$(wc -l <"$report")
     width=$(wc -L <"$report")
     local max_lines
@@ -116,7 +123,7 @@ run_entry() {
     elif [ -n "$why" ]; then
         echo "FAIL $name: $why (report: $report)"
     else
-        echo "ok $name: $lines lines, $seconds s, the finding and its place said as they should be"
+        echo "ok $name: $lines lines, $seconds s$busy, the finding and its place said as they should be"
     fi
 }
 

@@ -385,7 +385,7 @@ sort -t$'\t' -k1,1 -rn -s "$work/queue.timed" | cut -f2 |
     xargs -P "$jobs" -L 1 bash -c '. checker/scripts/lib.sh; run_job "$0" "$1"'
 cp "$work/durations" "$durations" 2>/dev/null
 
-passed=0 failed=0 skipped=0 skipped_tests=0
+passed=0 failed=0 skipped=0 skipped_tests=0 failures=()
 bad_ok=0 bad_failed=0 mistakes_ok=0 mistakes_failed=0 mistakes_waiting=0
 # For the table: per exercise, wrong kernels caught / missed / skipped and unusual kernels accepted /
 # rejected (indexed by the exercise number as a decimal).
@@ -419,7 +419,7 @@ while IFS=$'\t' read -r _ job; do
     case $ok in
     1) passed=$((passed + 1)) ;;
     skip | wait) skipped=$((skipped + 1)) ;;
-    *) failed=$((failed + 1)) ;;
+    *) failed=$((failed + 1)); failures+=("$label") ;;
     esac
 done <"$work/queue.timed"
 
@@ -453,6 +453,11 @@ if [ "$skipped" -gt 0 ]; then
     were=$([ "$skipped" = 1 ] && echo "was" || echo "were")
     say "$(verification_s "$skipped") $were skipped or waiting, not passed: the lines marked - above say why."
     [ "$skipped_tests" -gt 0 ] && say "($skipped_tests kernel tests did not run.)"
+fi
+# The failures again, last: a log that shows only its end (CI's) still names them.
+if [ "$failed" -gt 0 ]; then
+    say "Failed (their lines above say where the logs are):"
+    for label in "${failures[@]}"; do printf '  ✗ %s\n' "$label"; done
 fi
 say "make test: $(verification_s "$total"): $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

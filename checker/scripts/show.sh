@@ -4,9 +4,9 @@
 # solution the same way, and draws what the kernel did (checker/show/show.py): in the terminal, and as the
 # page build/show/exNN.html. On a GPU machine too: the picture is the emulator's run.
 # Settings (make variables or the environment): VIEW= another picture (lanes banks sectors shuffles
-# launches rows), N= BLOCK= COLS= another launch, FILE= another kernel file, REF=1 the reference's
-# picture as well as its numbers, PICTURE=1 the picture alone, without colour (as the lessons show it:
-# checker/show/lessons.py checks them).
+# launches rows stages), N= BLOCK= COLS= ROWS= another launch (COLS= alone keeps at least 2 rows), FILE=
+# another kernel file, REF=1 the reference's picture as well as its numbers, PICTURE=1 the picture alone,
+# without colour (as the lessons show it: checker/show/lessons.py checks them).
 set -u
 . checker/scripts/lib.sh
 nn=${1:-}
@@ -43,25 +43,41 @@ if [ -z "${fn:-}" ]; then
     sayf 'make show has no launch for exercise %s yet (checker/show/launches.txt).' "$nn"
     exit 2
 fi
+for setting in N BLOCK COLS ROWS; do
+    value=${!setting:-}
+    if [ -n "$value" ] && ! [[ "$value" =~ ^[1-9][0-9]{0,8}$ ]]; then
+        sayf '%s=%s: a launch is drawn with whole numbers from 1 up (N=4096, COLS=2000).' "$setting" "$value"
+        exit 2
+    fi
+done
+rowwise=$([ "$cols" != - ] && echo 1)
 n=${N:-$n} block=${BLOCK:-$block} cols=${COLS:-$cols} view=${VIEW:-$view}
 [ "$block" = - ] && block=256
 [ "$cols" = - ] && cols=1024
+# Part III: ROWS= rows of the launch's columns; COLS= alone keeps the elements' count, and at least 2 rows.
+if [ -n "$rowwise" ] && [ -n "${ROWS:-}" ]; then
+    n=$((ROWS * cols))
+elif [ -n "$rowwise" ] && [ -z "${N:-}" ] && [ -n "${COLS:-}" ]; then
+    rows=$((n / cols))
+    n=$(((rows > 2 ? rows : 2) * cols))
+fi
 
 # traced_run DIR TRACE FINDINGS: DIR's metrics program run once with the trace on, into DIR/TRACE, its
-# findings into DIR/FINDINGS; its exit status.
+# findings into DIR/FINDINGS, its line of make metrics' numbers into DIR/numbers; its exit status.
 traced_run() {
     EMU_TRACE="$1/$2" EMU_TRACE_BLOCKS=8 EMU_TRACE_LIMIT=100000 EMU_BUDGET=4000000 EMU_QUIET=1 \
-        timeout 120 "$1/metrics" "$n" "$block" "$cols" >/dev/null 2>"$1/$3"
+        timeout 120 "$1/metrics" "$n" "$block" "$cols" >"$1/numbers" 2>"$1/$3"
 }
 
 # run_traced SRC FUNCTION SHAPE: the kernel file SRC run once with the trace on, in a folder named by
 # everything that decides the run (cached: the same file gives the same trace). Prints the folder; in it
 # trace (the emulator's), findings (the program's stderr: the emulator's findings, one record a line, in
-# the learner's language) and, when the file did not build, build.log. The findings' words depend on the
+# the learner's language, and exercise 16's path), numbers (make metrics' line for the run, when it was
+# right and found nothing) and, when the file did not build, build.log. The findings' words depend on the
 # language and its catalog: a run that found something keeps its program, to say them again in another.
 run_traced() {
     local src=$1 fn=$2 shape=$3 key dir lang
-    key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB";
+    key=$({ cat "$src" "checker/contracts/ex$nn.h" checker/metrics/metrics.c "$EMU_LIB" "$0";
             echo "$fn $shape $n $block $cols"; } | md5sum | cut -c1-16)
     lang=$({ echo "${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}";
              cat "$BUILD"/locale/*/LC_MESSAGES/*.mo 2>/dev/null; } | md5sum | cut -c1-8)
@@ -113,4 +129,5 @@ args=(--exercise "$nn" --file "$file" --function "$fn" --view "$view" --launch "
 [ -n "$theirs" ] && [ -f "$theirs/trace" ] && args+=(--ref-file "$ref" --ref-trace "$theirs/trace")
 [ -n "${REF:-}" ] && [ "${REF:-0}" != 0 ] && args+=(--ref-picture)
 [ -n "${PICTURE:-}" ] && [ "${PICTURE:-0}" != 0 ] && args+=(--lesson)
+[ -n "${VIEW:-}" ] && args+=(--view-asked)
 exec python3 checker/show/show.py "${args[@]}"

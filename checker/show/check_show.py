@@ -37,11 +37,24 @@ def show(nn, lang="en", **settings):
 
 def run_of(nn, file, **settings):
     """The trace of FILE run as `make show exNN` runs it (with N= BLOCK= in settings)."""
+    return run_and_numbers(nn, file, **settings)[0]
+
+
+def run_and_numbers(nn, file, **settings):
+    """(trace, make metrics' numbers of the same run as a dict, the launch make show drew as a dict)."""
     status, out = show(nn, FILE=file, SHOW_RUNS=1, **settings)
     folder = out.split("\n")[0]
     if status or not os.path.exists(os.path.join(ROOT, folder, "trace")):
         raise AssertionError("%s did not run: %s" % (file, out.strip()[-300:]))
-    return tracefile.read(os.path.join(ROOT, folder, "trace"), os.path.join(ROOT, folder, "findings"))
+    numbers = {}
+    try:
+        for field in open(os.path.join(ROOT, folder, "numbers")).read().split():
+            key, _sep, value = field.partition("=")
+            numbers[key] = float(value)
+    except (OSError, ValueError):
+        pass
+    run = dict(RUN, n=int(numbers.get("n", 0)), cols=int(numbers.get("cols", RUN["cols"])))
+    return tracefile.read(os.path.join(ROOT, folder, "trace"), os.path.join(ROOT, folder, "findings")), numbers, run
 
 
 def divergent_warps(pic):
@@ -91,6 +104,110 @@ def broken_kernel_draws_with_its_finding_marked():
     assert "race" in out, "the race is not named:\n%s" % out
 
 
+def banks_red_where_the_metric_counts_conflicts():
+    """A banks row has a cell of 2 or more words exactly where its accesses have conflicts, for 4-byte (v1, v2')
+    and 16-byte accesses (exercise 16's stages, a quarter-warp a pass: 4 words a bank, no conflict)."""
+    bad = []
+    for nn, file, settings in (("02", "solutions/v1_interleaved.cu", {}),
+                               ("03", "solutions/v2_strided_index.cu", {"N": 256, "BLOCK": 256}),
+                               ("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000})):
+        pic = views.make("banks", run_of(nn, file, **settings), RUN)
+        for r in pic.rows:
+            red = any(c.kind == "bankN" for c in r.groups[0])
+            if red != (int(r.costs[1]) > 0):
+                bad.append("%s line %s: %s cells beside conflicts %s" % (file, r.labels[1], "red" if red else "no red",
+                                                                      r.costs[1]))
+    assert not bad, "; ".join(bad)
+
+
+def numbers_agree_with_make_metrics():
+    """The table beside the picture counts the first block as make metrics counts each block (for launches
+    whose blocks do the same work): warp instructions, barriers (a whole number), shared accesses and
+    conflicts, cp.async's sectors, the cluster's loads."""
+    bad = []
+    cases = (("02", "solutions/v1_interleaved.cu", {}, (("lanes", "warp instr.", "warp_instructions", 1),
+                                                        ("lanes", "barriers", "barriers_per_block", 0),
+                                                        ("banks", "shared accesses", "shared_loads+shared_stores", 1),
+                                                        ("banks", "conflicts", "bank_conflicts", 1))),
+             ("03", "solutions/v2_strided_index.cu", {"N": 256, "BLOCK": 256}, (("banks", "conflicts", "bank_conflicts", 1),)),
+             ("16", "solutions/ex16_row_mapping.cu", {}, (("rows", "load requests", "load_requests", 1),
+                                                          ("rows", "sectors", "load_sectors", 1))),
+             ("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000}, (("stages", "async sectors", "async_sectors", 1),
+                                                                      ("stages", "barriers", "barriers_per_block", 0))),
+             ("16", "solutions/ex16_row_mapping.cu", {"COLS": 32768}, (("stages", "cluster loads", "dsmem_loads", 1),)))
+    for nn, file, settings, pairs in cases:
+        trace, metrics, run = run_and_numbers(nn, file, **settings)
+        assert metrics, "%s %s: make metrics printed no numbers for the run" % (file, settings)
+        blocks = metrics["blocks"]
+        for view, label, metric, per_block in pairs:
+            ours = dict(views.numbers(view, trace, run)).get(label)
+            want = sum(metrics[m] for m in metric.split("+")) / (blocks if per_block else 1)
+            if ours is None or not re.match(r"^\d+$", ours) or int(ours) != want:
+                bad.append("%s %s: %s says %s %s, make metrics %g a block" % (file, settings, view, label, ours, want))
+    assert not bad, "; ".join(bad)
+
+
+def barriers_are_counted_whole():
+    """A barrier in divergent code: the warps passed different numbers of barriers, said as a range, not 1.5
+    (or_barrier_in_branch.patch's block, built here: warp 0 passes 2 barriers, warp 1 one)."""
+    launch = tracefile.Launch(1, (1, 1, 1), (64, 1, 1), 0, "reduce_v1_kernel")
+    block = tracefile.Block((0, 0, 0))
+    block.insns = [tracefile.Insn(w, 0, "v1.cu:20", 0xffffffff, 0xffffffff, "bar") for w in (0, 1, 0)]
+    launch.blocks = [block]
+    trace = tracefile.Trace()
+    trace.launches = [launch]
+    got = dict(views.numbers("lanes", trace, RUN)).get("barriers", "")
+    assert got == "1-2", "the barriers of a block whose warps passed 2 and 1: %r" % got
+
+
+def every_index_form_is_explained():
+    """Each way the accesses' elements are written ([a..b], [a..b:s], [a..b, k]) is explained in the picture's
+    notes, on one of its own labels."""
+    bad = []
+    for nn, file, view, settings in (("02", "solutions/v1_interleaved.cu", "banks", {}),
+                                     ("03", "solutions/v2_strided_index.cu", "banks", {"N": 256, "BLOCK": 256}),
+                                     ("16", "solutions/ex16_row_mapping.cu", "banks", {"COLS": 2000}),
+                                     ("04", "solutions/v3_first_add.cu", "sectors", {})):
+        pic = views.make(view, run_of(nn, file, **settings), RUN)
+        notes = " ".join(pic.notes)
+        used = {m.group(0): m for r in pic.rows for label in r.labels for m in views.INDEX_FORM.finditer(label)}
+        forms = {form_of(m) for m in used.values()}
+        explained = {form_of(m) for m in views.INDEX_FORM.finditer(notes) if m.group(0) in used}
+        if forms - explained:
+            bad.append("%s %s: %s used, not explained: %s" % (file, view, sorted(used), sorted(forms - explained)))
+    # the form none of those launches draws: elements not evenly spaced (the issue's sdata[0..29, 16])
+    notes = " ".join(views.notation_notes(["ld sdata[0..29, 16]", "st sdata[4]"]))
+    if "sdata[0..29, 16]" not in notes or "16" not in notes.replace("sdata[0..29, 16]", ""):
+        bad.append("sdata[0..29, 16] is explained as: %r" % notes)
+    assert not bad, "; ".join(bad)
+
+
+def form_of(m):
+    return "step" if m.group(4) else "count" if m.group(5) else "range"
+
+
+def stages_show_what_comes_too_early():
+    """Exercise 16: the reference's dispatch draws its warp, block and cluster paths (COLS=64, 2000, 32768),
+    the block and cluster paths as stages with nothing too early; a stage read before its wait and a cluster's
+    slot read before the barrier that publishes it are painted red."""
+    for cols, path in ((64, 1), (2000, 2), (32768, 3)):
+        trace = run_of("16", "solutions/ex16_row_mapping.cu", COLS=cols)
+        assert trace.path == path, "COLS=%d: the reference's dispatch said path %d, expected %d" % (cols, trace.path, path)
+        if path > 1:
+            pic = views.make("stages", trace, dict(RUN, cols=cols))
+            kinds = {c.kind for r in pic.rows for g in r.groups for c in g}
+            assert "stage_copy" in kinds and "stage_read" in kinds and "stage_early" not in kinds, \
+                "COLS=%d: the reference's stages hold %s" % (cols, sorted(kinds))
+            rows = views.make("rows", trace, dict(RUN, cols=cols))
+            assert not rows.empty, "COLS=%d: the rows picture says %r" % (cols, rows.empty)
+    # (cluster_no_final_barrier.patch, a slot read as its block exits, is red too: each patch costs a compile)
+    for patch, cols, what in (("stage_read_before_wait", 2000, "ld smem"), ("cluster_no_barrier_before_reads", 32768,
+                                                                          "ranks")):
+        pic = views.make("stages", run_of("16", "checker/corpus/ex16/%s.patch" % patch, COLS=cols), dict(RUN, cols=cols))
+        red = [r.labels[2] for r in pic.rows if any(c.kind == "stage_early" for g in r.groups for c in g)]
+        assert any(what in label for label in red), "%s: the rows painted red: %s" % (patch, red)
+
+
 # A kernel that waits for a value no one writes: it runs until the emulator gives up.
 WAITS_FOREVER = """
 __global__ void reduce_v1_kernel(const int *d_in, int *d_out, unsigned int n)
@@ -137,19 +254,24 @@ def long_and_wide_runs_say_what_they_left_out():
 
 def every_exercise_draws_its_reference_in_one_screen():
     bad = []
+    launches = []
     for lesson in sorted(glob.glob(os.path.join(ROOT, "exercises", "[0-9][0-9]-*"))):
         nn = os.path.basename(lesson)[:2]
         files = [f for f in glob.glob(os.path.join(lesson, "*.cu"))]
-        if not files:
-            continue
-        ref = "solutions/" + os.path.basename(files[0])
+        if files:
+            launches.append((nn, "solutions/" + os.path.basename(files[0]), {}))
+    # exercise 16's block and cluster paths too
+    launches += [("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000}),
+                 ("16", "solutions/ex16_row_mapping.cu", {"COLS": 32768})]
+    for nn, ref, settings in launches:
         for lang in ("en", "zh"):
-            status, out = show(nn, lang, FILE=ref)
+            status, out = show(nn, lang, FILE=ref, **settings)
             lines = out.rstrip("\n").split("\n")
             wide = [l for l in lines if display_width(l) > 100]
             if status or len(lines) > 40 or wide:
-                bad.append("ex%s (%s): status %d, %d lines, %d wider than 100 columns%s" % (
-                    nn, lang, status, len(lines), len(wide), (": " + out.strip()[-200:]) if status else ""))
+                bad.append("ex%s %s(%s): status %d, %d lines, %d wider than 100 columns%s" % (
+                    nn, " ".join("%s=%s " % kv for kv in settings.items()), lang, status, len(lines), len(wide),
+                    (": " + out.strip()[-200:]) if status else ""))
     assert not bad, "; ".join(bad)
 
 
@@ -238,6 +360,11 @@ CHECKS = [
     ("a block too wide and a loop too long say what they left out", long_and_wide_runs_say_what_they_left_out),
     ("every exercise's reference draws in one screen, English and Chinese",
      every_exercise_draws_its_reference_in_one_screen),
+    ("a banks row is red exactly where the metric counts conflicts", banks_red_where_the_metric_counts_conflicts),
+    ("the numbers beside a picture are make metrics' for its block", numbers_agree_with_make_metrics),
+    ("a barrier in divergent code is counted in whole barriers", barriers_are_counted_whole),
+    ("every way of writing an access's elements is explained", every_index_form_is_explained),
+    ("exercise 16's paths draw, and what comes too early is red", stages_show_what_comes_too_early),
 ]
 
 

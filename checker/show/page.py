@@ -22,6 +22,8 @@ rect.k-idle { fill: #f0c43c; } rect.k-own { fill: #ccc; } rect.k-recv { fill: #1
 rect.k-none { fill: #f4f4f4; } rect.k-bankN, rect.k-waste { fill: #d62828; } rect.k-more { fill: #888; }
 rect.k-owner0 { fill: #1f8fb0; } rect.k-owner1 { fill: #9b3fb5; } rect.k-owner2 { fill: #d98a00; }
 rect.k-owner3 { fill: #2a9d3c; } rect.k-owner4 { fill: #3050c0; } rect.k-owner5 { fill: #c03030; }
+rect.k-stage_copy { fill: #1f8fb0; } rect.k-stage_read, rect.k-stage_write { fill: #2a9d3c; }
+rect.k-stage_early { fill: #d62828; }
 rect.marked { fill: #fde2e2; }
 path.arrow { stroke: #1f8fb0; stroke-width: 1.2; fill: none; marker-end: url(#head); }
 table { border-collapse: collapse; } td, th { padding: 0.2em 0.8em; text-align: right; }
@@ -32,7 +34,8 @@ p.finding { color: #c00; }
 """
 SWATCH = {"work": "#2a9d3c", "sector": "#2a9d3c", "bank1": "#2a9d3c", "idle": "#f0c43c", "own": "#ccc",
           "recv": "#1f8fb0", "none": "#f4f4f4", "bankN": "#d62828", "waste": "#d62828", "more": "#888",
-          "owner0": "#1f8fb0", "owner1": "#9b3fb5"}
+          "owner0": "#1f8fb0", "owner1": "#9b3fb5", "stage_copy": "#1f8fb0", "stage_read": "#2a9d3c",
+          "stage_write": "#2a9d3c", "stage_early": "#d62828"}
 
 
 def esc(text):
@@ -47,14 +50,15 @@ def svg(pic):
     """One picture as an SVG element: its label columns, its cells, its costs; arrows for shuffles."""
     label_w = [max([text_px(h)] + [text_px(r.labels[k]) for r in pic.rows]) + GAP for k, h in enumerate(pic.label_heads)]
     ngroups = max((len(r.groups) for r in pic.rows), default=0)
-    gw = max((len(g) for r in pic.rows for g in r.groups), default=0)
-    group_px = gw * CELL_W
-    head_w = [text_px(h) for h in pic.group_heads]
-    group_px = max([group_px] + head_w) if ngroups else 0
+    # each group as wide as its widest row and its heading (lanes: 32 cells; a stages picture's variable: its own)
+    gws = [max((len(r.groups[g]) for r in pic.rows if g < len(r.groups)), default=0) for g in range(ngroups)]
+    group_px = [max(gws[g] * CELL_W, text_px(pic.group_heads[g]) if g < len(pic.group_heads) else 0)
+                for g in range(ngroups)]
     cost_w = [max([text_px(h)] + [text_px(r.costs[k]) for r in pic.rows]) + GAP for k, h in enumerate(pic.cost_heads)]
     x0 = 16
     gx = x0 + sum(label_w)
-    cx = gx + ngroups * (group_px + GAP)
+    group_x = [gx + sum(w + GAP for w in group_px[:g]) for g in range(ngroups)]
+    cx = gx + sum(w + GAP for w in group_px)
     total_w = cx + sum(cost_w) + 16
     shuffle_room = 3 * LINE_H if pic.view == "shuffles" else 0
     row_h = CELL_H + 4 + shuffle_room
@@ -71,11 +75,11 @@ def svg(pic):
         x += w
     for g in range(ngroups):
         title = pic.group_heads[g] if g < len(pic.group_heads) else ""
-        out.append('<text class="head" x="%d" y="%d">%s</text>' % (gx + g * (group_px + GAP), LINE_H - 4, esc(title)))
+        out.append('<text class="head" x="%d" y="%d">%s</text>' % (group_x[g], LINE_H - 4, esc(title)))
         if pic.ruler_start == 0:
-            for k in range(0, gw, 8):
-                out.append('<text class="head" x="%d" y="%d">%d</text>' % (gx + g * (group_px + GAP) + k * CELL_W,
-                                                                          2 * LINE_H - 6, 32 * g + k))
+            for k in range(0, gws[g], 8):
+                out.append('<text class="head" x="%d" y="%d">%d</text>' % (group_x[g] + k * CELL_W, 2 * LINE_H - 6,
+                                                                          32 * g + k))
     x = cx
     for h, w in zip(pic.cost_heads, cost_w):
         out.append('<text class="head" x="%d" y="%d">%s</text>' % (x, LINE_H - 4, esc(h)))
@@ -93,14 +97,14 @@ def svg(pic):
             x += w
         for g, cells in enumerate(r.groups):
             for c, cell in enumerate(cells):
-                px = gx + g * (group_px + GAP) + c * CELL_W
+                px = group_x[g] + c * CELL_W
                 out.append('<rect class="cell k-%s" x="%d" y="%d" width="%d" height="%d"><title>%s</title></rect>'
                            % (esc(cell.kind), px, y, CELL_W, CELL_H, esc(cell.tip)))
                 if cell.char and cell.kind not in ("none", "recv"):
                     out.append('<text class="cellchar" x="%d" y="%d">%s</text>' % (px + CELL_W // 2, y + CELL_H - 4,
                                                                                    esc(cell.char)))
                 if pic.view == "shuffles" and cell.kind == "recv":
-                    out.append(arrow(cell, c, px, y, gx + g * (group_px + GAP)))
+                    out.append(arrow(cell, c, px, y, group_x[g]))
         x = cx
         for cost, w in zip(r.costs, cost_w):
             out.append('<text x="%d" y="%d">%s</text>' % (x, y + CELL_H - 4, esc(cost)))
@@ -156,7 +160,7 @@ def write(path, nn, file, call, view, mine, run, theirs, ref_file):
     rows = [(label, value, ref.get(label, "")) for label, value in views.numbers(view, mine, run)]
     if rows:
         body.append("<h2>%s</h2><table><tr><th></th><th>%s</th>%s</tr>" % (
-            esc(_("The numbers")), esc(_("yours")),
+            esc(" ".join(t for t in (_("The numbers"), views.numbers_scope(view, mine)) if t)), esc(_("yours")),
             "<th>%s</th>" % esc(_("reference ({file})").format(file=os.path.basename(ref_file or ""))) if theirs else ""))
         for label, value, ref in rows:
             body.append("<tr><td>%s</td><td>%s</td>%s</tr>" % (esc(label), esc(value),

@@ -3,10 +3,11 @@
 learner's kernel did on a small launch, from the emulator's trace, in one terminal screen (40 lines of 100
 columns), with the reference's numbers beside it, and the same as a page (page.py).
 
-  show.py --exercise NN --file FILE --function FN --launch "N BLOCK COLS SHAPE" --view VIEW
+  show.py --exercise NN --file FILE --function FN --launch "N BLOCK COLS SHAPE" --view VIEW [--view-asked]
           --trace TRACE --findings FINDINGS [--ref-file F --ref-trace T] [--ref-picture] [--page OUT.html]
           [--lesson]
---lesson prints the picture alone, as the lessons show it (checker/show/lessons.py compares them)."""
+--view-asked: the learner chose VIEW (else exercise 16's block and cluster paths draw their stages); --lesson
+prints the picture alone, as the lessons show it (checker/show/lessons.py compares them)."""
 import argparse
 import os
 import re
@@ -16,9 +17,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import term  # noqa: E402
 import trace as tracefile  # noqa: E402
 import views  # noqa: E402
-from lang import _, pad, width, wrap  # noqa: E402
+from lang import _, N_, pad, width, wrap  # noqa: E402
 
 SCREEN = 40
+# Exercise 16's paths, by the number its functions return (checker/contracts/ex16.h).
+PATHS = {1: N_("a warp per row"), 2: N_("a block per row, the row in shared memory"),
+         3: N_("a cluster of blocks per row"), 4: N_("a block per row that reads the row again")}
 
 
 def launch_text(fn, run):
@@ -46,20 +50,39 @@ def legend_lines(pic, painter):
 
 
 def numbers_table(view, mine, theirs, run, ref_file):
-    """Yours and the reference's counts, one column per count."""
+    """Yours and the reference's counts, one column per count: those of the first block, as make metrics
+    counts them."""
     ours = views.numbers(view, mine, run)
     if not ours:
         return []
     ref = views.numbers(view, theirs, run) if theirs else []
     heads = [label for label, _v in ours]
     first = [_("yours")] + ([_("reference ({file})").format(file=os.path.basename(ref_file))] if ref else [])
-    w0 = max(width(t) for t in first) + 2
+    corner = views.numbers_scope(view, mine)
+    w0 = max(width(t) for t in first + [corner]) + 2
     ws = [max(width(h), 6) for h in heads]
-    out = [pad("", w0) + "  ".join(pad(h, w, right=True) for h, w in zip(heads, ws))]
+    out = [pad(corner, w0) + "  ".join(pad(h, w, right=True) for h, w in zip(heads, ws))]
     for name, row in zip(first, [ours, ref] if ref else [ours]):
         values = dict(row)
         out.append(pad(name, w0) + "  ".join(pad(values.get(h, "-"), w, right=True) for h, w in zip(heads, ws)))
     return out
+
+
+def path_lines(mine, theirs, run):
+    """Exercise 16: which path the picture shows, and why (the dispatch's choice for this shape)."""
+    if run["shape"] != "rowmap":
+        return []
+    cols = run["cols"]
+    if not mine.path:
+        text = _("Your dispatch launched no path for rows of {cols} values (it returned 0).").format(cols=cols)
+    else:
+        text = _("Drawn: path {p}, {what}: the path the dispatch chose for rows of {cols} floats.").format(
+            p=mine.path, what=_(PATHS.get(mine.path, "?")), cols=cols)
+    if theirs and theirs.path and theirs.path != mine.path:
+        text += " " + _("The reference's dispatch chooses path {p} here.").format(p=theirs.path)
+    text += " " + _("The reference's dispatch: a warp per row up to 1024 columns, a block up to 25600, a cluster "
+                    "beyond (COLS=2000, COLS=32768 draw those; ROWS= sets the rows).")
+    return wrap(text, term.WIDTH)
 
 
 def places(where, other):
@@ -96,6 +119,7 @@ def main():
     ap.add_argument("--function", default="")
     ap.add_argument("--launch", required=True)
     ap.add_argument("--view", required=True)
+    ap.add_argument("--view-asked", action="store_true")
     ap.add_argument("--trace", required=True)
     ap.add_argument("--findings")
     ap.add_argument("--ref-file")
@@ -112,8 +136,14 @@ def main():
             view=args.view, views=", ".join(views.VIEWS)))
         return 2
     mine = tracefile.read(args.trace, args.findings)
-    theirs = tracefile.read(args.ref_trace) if args.ref_trace and os.path.exists(args.ref_trace) else None
+    ref_findings = os.path.join(os.path.dirname(args.ref_trace or ""), "findings")
+    theirs = (tracefile.read(args.ref_trace, ref_findings if os.path.exists(ref_findings) else None)
+              if args.ref_trace and os.path.exists(args.ref_trace) else None)
+    if theirs:
+        theirs.findings = []   # the reference's path is what is wanted from its run, not its findings
     painter = term.Painter(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.lesson)
+    if run["shape"] == "rowmap" and mine.path in (2, 3) and not args.view_asked:
+        args.view = "stages"   # what can go wrong on the block and cluster paths is in their stages
 
     pic = views.make(args.view, mine, run)
     marked = pic.mark(mine.findings)
@@ -124,7 +154,8 @@ def main():
 
     top = wrap(_("{file} on the emulator: {call}").format(
         nn=nn, file=args.file, call=launch_text(args.function, run)), term.WIDTH)
-    top = [painter.paint(line, "1") for line in top] + (wrap(pic.title, term.WIDTH) if pic.title else [])
+    top = [painter.paint(line, "1") for line in top] + path_lines(mine, theirs, run) + \
+        (wrap(pic.title, term.WIDTH) if pic.title else [])
     notes = []
     for note in pic.notes:
         notes += wrap(note, term.WIDTH)
@@ -146,8 +177,8 @@ def main():
                    theirs if args.ref_picture else None, args.ref_file)
         tail.append(_("The page, with every step and warp (hover over a cell): {path}").format(path=args.page))
     others = [v for v in views.VIEWS if v != args.view]
-    tail += wrap(_("Other pictures: VIEW={views}; another launch: N= BLOCK= (COLS= for rows); the reference's "
-                   "picture too: REF=1.").format(views="|".join(others)), term.WIDTH)
+    tail += wrap(_("Other pictures: VIEW={views}; another launch: N= BLOCK= (COLS= ROWS= for rows); the "
+                   "reference's picture too: REF=1.").format(views="|".join(others)), term.WIDTH)
     # One screen: the rows of the picture take what the rest leaves (the page has them all); then the notes
     # go, then the reference's picture, when everything still does not fit.
     rest = len(top) + 1 + (1 + len(table) if table else 0) + len(found) + len(left) + len(tail) + 2

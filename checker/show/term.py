@@ -1,7 +1,7 @@
 """term.py - a Picture (picture.py) in a terminal: at most 100 columns, a symbol per kind of cell that reads
 without colour (NO_COLOR=1, or not a terminal), colours where the terminal has them. Groups that do not fit
 are left out, and the drawing says so."""
-from lang import _, cut, pad, width
+from lang import _, cut, pad, width, wrap
 from picture import Cell
 
 WIDTH = 100
@@ -13,6 +13,7 @@ STYLE = {
     "recv": ("◄", "36"), "own": ("·", "2"),
     "owner0": ("0", "36"), "owner1": ("1", "35"), "owner2": ("2", "33"), "owner3": ("3", "32"),
     "owner4": ("4", "34"), "owner5": ("5", "31"),
+    "stage_copy": ("c", "36"), "stage_read": ("r", "32"), "stage_write": ("w", "32"), "stage_early": ("!", "1;31"),
 }
 
 
@@ -62,7 +63,7 @@ def draw(pic, painter, max_rows=24):
     """The picture's lines (each within WIDTH columns). A picture whose groups do not fit at a character a
     cell and that may be folded (pic.fold) shows pic.fold cells a character."""
     if pic.empty:
-        return [pic.empty]
+        return wrap(pic.empty, WIDTH)
     if pic.fold and pic.rows:
         label_w0 = sum(max([width(h)] + [width(r.labels[k]) for r in pic.rows]) + 2 for k, h in enumerate(pic.label_heads))
         cost_w0 = sum(max([width(h)] + [width(r.costs[k]) for r in pic.rows]) + 1 for k, h in enumerate(pic.cost_heads))
@@ -78,20 +79,21 @@ def draw(pic, painter, max_rows=24):
                for k, head in enumerate(pic.label_heads)]
     cost_w = [max([width(head)] + [width(r.costs[k]) for r in pic.rows]) for k, head in enumerate(pic.cost_heads)]
     ngroups = max((len(r.groups) for r in pic.rows), default=0)
-    gw = max((len(g) for r in pic.rows for g in r.groups), default=0)
+    # each group as wide as its widest row (the lanes of a warp: 32; a variable of the stages picture: its cells)
+    gws = [max((len(r.groups[g]) for r in pic.rows if g < len(r.groups)), default=0) for g in range(ngroups)]
     fixed = 2 + sum(w + 2 for w in label_w) + sum(w + 1 for w in cost_w)
     shown = ngroups
-    while shown > 1 and fixed + shown * (gw + 1) > WIDTH:
+    while shown > 1 and fixed + sum(w + 1 for w in gws[:shown]) > WIDTH:
         shown -= 1
     # A cost column that still does not fit is cut to what is left.
-    room = WIDTH - (2 + sum(w + 2 for w in label_w) + shown * (gw + 1))
+    room = WIDTH - (2 + sum(w + 2 for w in label_w) + sum(w + 1 for w in gws[:shown]))
     lines = []
     head = "  " + "".join(pad(h, w) + "  " for h, w in zip(pic.label_heads, label_w))
     heads2 = " " * width(head)
     for g in range(shown):
         title = pic.group_heads[g] if g < len(pic.group_heads) else ""
-        head += pad(title if width(title) <= gw else title[:gw], gw) + " "
-        heads2 += (ruler(32 * g, gw) if pic.ruler_start == 0 else " " * gw) + " "
+        head += pad(title if width(title) <= gws[g] else cut(title, gws[g]), gws[g]) + " "
+        heads2 += (ruler(32 * g, gws[g]) if pic.ruler_start == 0 else " " * gws[g]) + " "
     costs_head = ""
     for h, w in zip(pic.cost_heads, cost_w):
         costs_head += " " + pad(h, w, right=True)
@@ -104,7 +106,7 @@ def draw(pic, painter, max_rows=24):
         text = mark + " " + "".join(pad(l, w) + "  " for l, w in zip(r.labels, label_w))
         for g in range(shown):
             cells = r.groups[g] if g < len(r.groups) else []
-            text += "".join(painter.cell(c) for c in cells) + " " * (gw - len(cells)) + " "
+            text += "".join(painter.cell(c) for c in cells) + " " * (gws[g] - len(cells)) + " "
         costs = ""
         for c, w in zip(r.costs, cost_w):
             costs += " " + pad(c, w, right=True)

@@ -7,23 +7,30 @@ import re
 class Access:
     """One warp's memory access: space "s" (shared), "g" (global) or "l" (local); bytes per lane; cost (the
     metrics' bank conflicts for shared memory, 32-byte sectors for global); buf (the allocation's id, or
-    -1); offs[k] the byte offset of lanes[k]'s access (in the block's shared memory, or in buf)."""
+    -1); offs[k] the byte offset of lanes[k]'s access (in the block's shared memory, or in buf); ranks[k]
+    the cluster rank of the block whose shared memory lanes[k] touched through a cluster address (None: its
+    own block's)."""
 
-    def __init__(self, space, size, cost, buf, offs, lanes):
+    def __init__(self, space, size, cost, buf, offs, lanes, ranks=None):
         self.space, self.size, self.cost, self.buf, self.offs, self.lanes = space, size, cost, buf, offs, lanes
+        self.ranks = ranks or [None] * len(offs)
 
 
 class Insn:
     """One warp instruction: its warp, its function's pc, its line ("file:line"), the lanes running (mask)
     and executing it (m), what it is (op: ld st atom shfl bar wsync exit call bra op), its memory access
     or shuffle sources (src[k]: the lane lanes[k] reads, -1 for its own), its step (the barriers its warp
-    passed before it) and part (the __syncwarp()s since the last barrier)."""
+    passed before it: __syncthreads() and the cluster barrier's waits) and part (the __syncwarp()s since the
+    last barrier). A cp.async (op cp) is its global read (access) and its shared write (dst); a
+    cp.async.wait_group keeps the newest `keep` groups in flight ("all": wait_all, which commits first);
+    phase: the cluster barrier's waits its warp passed before it."""
 
     def __init__(self, warp, pc, line, mask, m, op):
         self.warp, self.pc, self.line, self.mask, self.m, self.op = warp, pc, line, mask, m, op
-        self.access = None
+        self.access = self.dst = None
         self.src = None
-        self.step = self.part = 0
+        self.keep = None
+        self.step = self.part = self.phase = 0
 
     @property
     def lanes(self):
@@ -32,6 +39,10 @@ class Insn:
     def works(self):
         """Whether it does a step's work: reads or writes memory, or moves a value between lanes."""
         return self.m != 0 and (self.access is not None or self.op in ("shfl", "atom"))
+
+    @property
+    def thread_ids(self):
+        return [32 * self.warp + l for l in self.lanes]
 
 
 class Block:
@@ -51,6 +62,7 @@ class Launch:
         self.number, self.grid, self.block, self.dyn, self.name = number, grid, block, dyn, name
         self.vars = []
         self.blocks = []
+        self.cluster = 1    # blocks per cluster
         self.error = 0
         self.left_blocks = self.left_insns = 0
 
@@ -90,6 +102,7 @@ class Trace:
         self.bufs = {}      # id -> (size, elem, name)
         self.findings = []
         self.wrong = False  # the run's result was wrong (metrics.c said so on stderr)
+        self.path = 0       # exercise 16: the path the function said it ran (1 to 4; 0: none, or not said)
 
     def buf_name(self, buf):
         return self.bufs.get(buf, (0, 0, "?"))[2]
@@ -115,10 +128,11 @@ def read(path, findings_path=None):
                             int(words[5], 16), words[6])
                 detail = words[7:]
                 if detail and detail[0] in ("s", "g"):
-                    size, cost = int(detail[1]), int(detail[2])
-                    buf = int(detail[3]) if detail[0] == "g" else -1
-                    offs = [int(v) for v in detail[4 if detail[0] == "g" else 3:]]
-                    insn.access = Access(detail[0], size, cost, buf, offs, insn.lanes)
+                    insn.access, rest = read_access(detail, insn.lanes)
+                    if insn.op == "cp" and rest:
+                        insn.dst, _rest = read_access(rest, insn.lanes)
+                elif detail and detail[0] == "n":
+                    insn.keep = detail[1] if detail[1] == "all" else int(detail[1])
                 elif detail and detail[0] == "l":
                     insn.access = Access("l", int(detail[1]), 0, -1, [], insn.lanes)
                 elif detail and detail[0] == "x":
@@ -129,9 +143,14 @@ def read(path, findings_path=None):
                 block.insns.append(insn)
             elif kind == "loc":
                 locs[words[1]] = " ".join(words[2:])
-            elif kind == "block":
-                block = Block(tuple(int(v) for v in words[1:4]))
-                launch.blocks.append(block)
+            elif kind == "block":   # a block that runs again (a cluster's) goes on where it stopped
+                ctaid = tuple(int(v) for v in words[1:4])
+                block = next((b for b in launch.blocks if b.ctaid == ctaid), None)
+                if block is None:
+                    block = Block(ctaid)
+                    launch.blocks.append(block)
+            elif kind == "cluster":
+                launch.cluster = int(words[1])
             elif kind == "launch":
                 v = [int(x) for x in words[1:9]]
                 launch = Launch(v[0], tuple(v[1:4]), tuple(v[4:7]), v[7], " ".join(words[9:]))
@@ -149,20 +168,39 @@ def read(path, findings_path=None):
     if findings_path:
         t.findings = read_findings(findings_path)
         try:
-            t.wrong = "gave a wrong result" in open(findings_path, encoding="utf-8", errors="replace").read()
+            said = open(findings_path, encoding="utf-8", errors="replace").read()
         except OSError:
-            pass
+            said = ""
+        t.wrong = "gave a wrong result" in said
+        path = re.search(r"^path: (\d+)$", said, re.M)
+        t.path = int(path.group(1)) if path else 0
     return t
+
+
+def read_access(detail, lanes):
+    """An access's fields at the start of detail ("s BYTES CONFLICTS OFF..." or "g BYTES SECTORS BUF OFF...",
+    one offset per lane), and what follows them."""
+    space, size, cost = detail[0], int(detail[1]), int(detail[2])
+    buf = int(detail[3]) if space == "g" else -1
+    first = 4 if space == "g" else 3
+    offs, ranks = [], []
+    for v in detail[first:first + len(lanes)]:
+        rank, _sep, off = v.rpartition(":")
+        offs.append(int(off))
+        ranks.append(int(rank) if rank else None)
+    return Access(space, size, cost, buf, offs, lanes, ranks), detail[first + len(lanes):]
 
 
 def number_steps(block):
     """Each instruction's step and part: a barrier ends its warp's step, a __syncwarp() a part of it."""
-    step, part = {}, {}
+    step, part, phase = {}, {}, {}
     for i in block.insns:
-        i.step, i.part = step.get(i.warp, 0), part.get(i.warp, 0)
-        if i.m and i.op == "bar":
+        i.step, i.part, i.phase = step.get(i.warp, 0), part.get(i.warp, 0), phase.get(i.warp, 0)
+        if i.m and i.op in ("bar", "cwait"):
             step[i.warp] = i.step + 1
             part[i.warp] = 0
+            if i.op == "cwait":
+                phase[i.warp] = i.phase + 1
         elif i.m and i.op == "wsync":
             part[i.warp] = i.part + 1
 

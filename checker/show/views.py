@@ -8,17 +8,22 @@
   shuffles  each shuffle of the first warps: which lane reads which (arrows)
   launches  the kernels the run launched, in order: their grids, what they read and wrote
   rows      Part III: the input as rows, and the warps that read each row's elements
+  stages    Part III's block and cluster paths: the shared memory cp.async fills and the cluster's blocks read,
+            step by step, with each read that comes too early in red (stages.py)
 
 numbers() gives the few counts printed beside the picture, for the learner's run and the reference's."""
+import re
+
 from lang import _, _c, _n, N_, cut
 from picture import Cell, Picture, Row
 from trace import line_number
 
-VIEWS = ("lanes", "banks", "sectors", "shuffles", "launches", "rows")
+VIEWS = ("lanes", "banks", "sectors", "shuffles", "launches", "rows", "stages")
 # TRANSLATORS: the headings of make show's page, one per picture.
 ABOUT = {"lanes": N_("The lanes that worked in each step"), "banks": N_("Shared-memory banks and conflicts"),
          "sectors": N_("The sectors of global accesses"), "shuffles": N_("Shuffles between lanes"),
-         "launches": N_("The kernels in the order they ran"), "rows": N_("Rows and the warps that read them")}
+         "launches": N_("The kernels in the order they ran"), "rows": N_("Rows and the warps that read them"),
+         "stages": N_("Shared-memory stages, their copies, waits and barriers")}
 
 
 def popcount(x):
@@ -56,6 +61,34 @@ def index_text(name, indices, per=1):
     if all(b - a == step for a, b in zip(idx, idx[1:])):
         return "%s[%d..%d]" % (name, idx[0], idx[-1]) if step == 1 else "%s[%d..%d:%d]" % (name, idx[0], idx[-1], step)
     return "%s[%d..%d, %d]" % (name, idx[0], idx[-1], len(idx))
+
+
+INDEX_FORM = re.compile(r"\b(\w+)\[(\d+)\.\.(\d+)(?::(\d+)|, (\d+))?\]")
+
+
+def notation_notes(labels):
+    """A sentence that explains each form of index_text the labels use, on the first label of that form (the
+    forms are "[a..b]", "[a..b:s]" and "[a..b, k]"); none when they use only single elements."""
+    seen = {}
+    for label in labels:
+        for m in INDEX_FORM.finditer(label):
+            form = "step" if m.group(4) else "count" if m.group(5) else "range"
+            seen.setdefault(form, m)
+    parts = []
+    for form in ("range", "step", "count"):
+        m = seen.get(form)
+        if not m:
+            continue
+        a, b = m.group(2), m.group(3)
+        if form == "range":
+            parts.append(_("{ex}: elements {a} to {b}").format(ex=m.group(0), a=a, b=b))
+        elif form == "step":
+            parts.append(_("{ex}: elements {a} to {b}, {s} apart").format(ex=m.group(0), a=a, b=b, s=m.group(4)))
+        else:
+            parts.append(_("{ex}: {k} elements between {a} and {b}, not evenly spaced").format(
+                ex=m.group(0), a=a, b=b, k=m.group(5)))
+    # TRANSLATORS: what separates the items of a list of explanations ("a: ...; b: ...").
+    return [_("How to read the accesses: {forms}.").format(forms=_("; ").join(parts))] if parts else []
 
 
 def first_block(trace):
@@ -191,31 +224,47 @@ def left(pic, launch, shown_blocks):
 
 # ---- banks -------------------------------------------------------------------------------------------------
 
+def lanes_per_pass(access):
+    """The lanes shared memory serves at once: all 32 for 4 bytes a lane, a half-warp for 8, a quarter for 16
+    (a wider access takes 2 or 4 passes with no conflict: the metric does not count those)."""
+    return 32 if access.size <= 4 else 16 if access.size == 8 else 8
+
+
 def bank_words(access):
-    """Per bank: the distinct 4-byte words the access touched in it."""
-    words = [set() for _ in range(32)]
-    for off in access.offs:
-        if off < 0:
-            continue
-        for w in range(off // 4, (off + access.size - 1) // 4 + 1):
-            words[w % 32].add(w)
-    return words
+    """(words, part, parts): per bank, the distinct 4-byte words the access touched in it, in the part of the
+    warp served at once (lanes_per_pass) whose bank holds the most: the conflict the metric counts there."""
+    per = lanes_per_pass(access)
+    best, best_part = None, 0
+    for part in range(32 // per):
+        words = [set() for _ in range(32)]
+        for lane, off in zip(access.lanes, access.offs):
+            if off < 0 or lane // per != part:
+                continue
+            for w in range(off // 4, (off + access.size - 1) // 4 + 1):
+                words[w % 32].add(w)
+        if best is None or max(len(w) for w in words) > max(len(w) for w in best):
+            best, best_part = words, part
+    return best, best_part, 32 // per
 
 
 def access_text(launch, trace, insn):
     """"ld sdata[0..62:2]": what the access did, and to which elements."""
-    a = insn.access
+    return "%s %s" % (insn.op, elements_text(launch, trace, insn.access))
+
+
+def elements_text(launch, trace, a):
+    """"sdata[0..62:2]": the elements access a touched."""
     if a.space == "s":
         good = [o for o in a.offs if o >= 0]
         var = launch.var_at(good[0]) if good else None
         name = var[2] if var else "?"
         base = var[0] if var else 0
-        return "%s %s" % (insn.op, index_text(name, [(o - base) // a.size for o in good]))
+        return index_text(name, [(o - base) // a.size for o in good])
     size, elem, name = trace.bufs.get(a.buf, (0, 0, "?"))
     if a.buf < 0:
-        return "%s ?" % insn.op
+        return "?"
     elem = elem or a.size
-    return "%s %s" % (insn.op, index_text(name, [o // elem for o in a.offs], max(1, a.size // elem)))
+    return index_text(name, [o // elem for o in a.offs], max(1, a.size // elem))
 
 
 def banks(trace, run):
@@ -239,8 +288,8 @@ def banks(trace, run):
         parts[s] = max(parts.get(s, 0), p)
     for key in order:
         insns = by[key]
-        worst = max(insns, key=lambda i: (max(len(w) for w in bank_words(i.access)), i.access.cost, -i.warp))
-        words = bank_words(worst.access)
+        worst = max(insns, key=lambda i: (max(len(w) for w in bank_words(i.access)[0]), i.access.cost, -i.warp))
+        words, part, nparts = bank_words(worst.access)
         cells = []
         for b in range(32):
             k = len(words[b])
@@ -254,15 +303,20 @@ def banks(trace, run):
         conflicts = sum(i.access.cost for i in insns)
         step = "%d" % (key[0] + 1) if not parts[key[0]] else "%d.%d" % (key[0] + 1, key[1] + 1)
         line = key[2]
-        pic.rows.append(Row([step, str(line), access_text(launch, trace, worst), str(worst.warp)], [cells],
+        who = str(worst.warp) if nparts == 1 else "%d.%d" % (worst.warp, part)
+        pic.rows.append(Row([step, str(line), access_text(launch, trace, worst), who], [cells],
                             [passes, str(conflicts)], {line},
                             _("step {step}, line {line}: {n} shared-memory accesses of warps, {c} extra passes in "
                               "all").format(step=step, line=line, n=len(insns), c=conflicts)))
     pic.legend = [("bank1", "1", _("one word of the bank: one pass")),
                   ("bankN", "2", _("n words of one bank: n passes, a conflict")), ("none", None, _("not touched"))]
     pic.notes.append(_("Word w of shared memory lies in bank w % 32. A row is one line of one step, drawn for its "
-                       "worst access (sdata[0..62:2]: every second element from 0 to 62); conflicts: the extra "
-                       "passes of all its accesses, in all warps (the metric)."))
+                       "worst access; conflicts: the extra passes of all its accesses, in all warps (the metric)."))
+    if any("." in r.labels[3] for r in pic.rows):
+        pic.notes.append(_("Shared memory serves an access of 8 bytes a lane a half-warp at a time, of 16 bytes a "
+                           "quarter: its row draws the part whose banks hold the most words (warp: warp.part), "
+                           "and its 2 or 4 passes are no conflict."))
+    pic.notes += notation_notes(r.labels[2] for r in pic.rows)
     left(pic, launch, 1)
     if not pic.rows:
         pic.empty = _("The kernel makes no shared-memory access, so there are no banks to draw.")
@@ -332,6 +386,7 @@ def sectors(trace, run, full=False):
     pic.notes.append(_("A warp's load is served in 32-byte sectors: 32 lanes reading 32 consecutive ints need 4 "
                        "sectors. \"needed\" is what the same bytes take when they are consecutive; \"same "
                        "address\" counts the lanes of an atomic that update one address, one after another."))
+    pic.notes += notation_notes(r.labels[1] for r in pic.rows)
     pic.ruler_start = None   # a row's sectors start where its access does
     if len(blocks) > 1:
         pic.notes.append(_("warp: block.warp, for the blocks the trace kept."))
@@ -474,7 +529,7 @@ def rows(trace, run):
     for b in launch.blocks:
         for i in b.insns:
             a = i.access
-            if not a or a.space != "g" or a.buf != buf or i.op != "ld":
+            if not a or a.space != "g" or a.buf != buf or i.op not in ("ld", "cp"):   # cp: cp.async's read
                 continue
             for o in a.offs:
                 for e in range(o // elem, (o + a.size - 1) // elem + 1):
@@ -517,7 +572,10 @@ def rows(trace, run):
     return pic
 
 
-MAKERS = {"lanes": lanes, "banks": banks, "sectors": sectors, "shuffles": shuffles, "launches": launches, "rows": rows}
+from stages import stages  # noqa: E402  (it draws with the functions above)
+
+MAKERS = {"lanes": lanes, "banks": banks, "sectors": sectors, "shuffles": shuffles, "launches": launches, "rows": rows,
+          "stages": stages}
 
 
 def make(view, trace, run, full=False):
@@ -527,34 +585,58 @@ def make(view, trace, run, full=False):
 
 # ---- the numbers beside the picture ------------------------------------------------------------------------
 
+def numbers_scope(view, trace):
+    """What the table counts: the first block ("block 0:"), or every launch for the launches picture."""
+    if view == "launches":
+        return ""
+    launch, block = first_block(trace)
+    return _("block {b}:").format(b=block.ctaid[0]) if block else ""
+
+
+def barrier_count(launch, block):
+    """The __syncthreads() the block's warps passed: "7", or "6-7" where its warps passed different numbers
+    (a barrier in divergent code), as make metrics counts barriers per block."""
+    counts = {w: 0 for w in range((launch.threads + 31) // 32)}
+    for i in block.insns:
+        if i.m and i.op == "bar":
+            counts[i.warp] = counts.get(i.warp, 0) + 1
+    lo, hi = min(counts.values()), max(counts.values())
+    return str(lo) if lo == hi else "%d-%d" % (lo, hi)
+
+
 def numbers(view, trace, run):
-    """[(label, value)]: the counts of trace that the view is about, for the table of yours and the reference's."""
+    """[(label, value)]: the counts of trace's first block that the view is about, for the table of yours and
+    the reference's; each counted as make metrics counts it (checker/metrics/metrics.c), for that block."""
     launch, block = first_block(trace)
     if not block:
         return []
     insns = block.insns
-    allg = [i for b in launch.blocks for i in b.insns if i.access and i.access.space == "g"]
-    warps = max(1, (launch.threads + 31) // 32)
-    bars = sum(1 for i in insns if i.m and i.op == "bar")
+    loads = [i for i in insns if i.op == "ld" and i.access and i.access.space == "g"]
     if view == "lanes":
         active = sum(popcount(i.mask) for i in insns)
         return [(_("warp instr."), str(len(insns))),
                 (_("idle lanes"), "%d%%" % round(100 * (1 - active / (32.0 * len(insns)))) if insns else "-"),
-                (_("barriers"), "%g" % (bars / float(warps)))]
+                (_("barriers"), barrier_count(launch, block))]
     if view == "banks":
         shared = [i for i in insns if i.access and i.access.space == "s"]
         return [(_("shared accesses"), str(len(shared))), (_("conflicts"), str(sum(i.access.cost for i in shared)))]
     if view == "sectors":
-        loads = [i for i in allg if i.op == "ld"]
         return [(_("load requests"), str(len(loads))), (_("sectors"), str(sum(i.access.cost for i in loads))),
-                (_("atomics"), str(sum(1 for i in allg if i.op == "atom")))]
+                (_("atomics"), str(sum(1 for i in insns if i.op == "atom" and i.access and i.access.space == "g")))]
     if view == "shuffles":
         return [(_("shuffles"), str(sum(1 for i in insns if i.op == "shfl" and i.m))),
                 (_("shared accesses"), str(sum(1 for i in insns if i.access and i.access.space == "s"))),
-                (_("barriers"), "%g" % (bars / float(warps)))]
+                (_("barriers"), barrier_count(launch, block))]
     if view == "launches":
         return [(_("launches"), str(len(trace.launches))),
                 (_("warp instr."), str(sum(sum(len(b.insns) for b in l.blocks) + l.left_insns for l in trace.launches)))]
-    loads = [i for i in allg if i.op == "ld"]
-    return [(_("load requests"), str(len(loads))), (_("sectors"), str(sum(i.access.cost for i in loads))),
-            (_("barriers"), "%g" % (bars / float(warps)))]
+    if view == "stages":
+        copies = [i for i in insns if i.op == "cp" and i.access]
+        return [(_("cp.async"), str(len(copies))), (_("async sectors"), str(sum(i.access.cost for i in copies))),
+                (_("cluster loads"), str(sum(1 for i in insns if i.op == "ld" and i.access and
+                                             any(r is not None for r in i.access.ranks)))),
+                (_("barriers"), barrier_count(launch, block))]
+    copies = [i for i in insns if i.op == "cp" and i.access]
+    return [(_("load requests"), str(len(loads))), (_("sectors"), str(sum(i.access.cost for i in loads)))] + \
+        ([(_("async sectors"), str(sum(i.access.cost for i in copies)))] if copies else []) + \
+        [(_("barriers"), barrier_count(launch, block))]

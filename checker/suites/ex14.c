@@ -184,6 +184,17 @@ static int model_combine_empty(const void *ctx, int block, double *out)
     return 1;
 }
 
+/* The same combine in an all-reduce that fills the lanes past the block's last warp with the identity, as the
+ * reference's does: with fewer than 32 warps, (-inf, 0) meets (-inf, 0) in every row. (With 32 warps there
+ * are no such lanes: model_combine_empty says it.) */
+static int model_combine_empty_padded(const void *ctx, int block, double *out)
+{
+    const softmax_case *sc = ctx;
+    if (sc->v == TWO_PASS || block >= 1024) return 0;
+    for (size_t i = 0; i < (size_t)sc->rows * sc->cols; i++) out[i] = NAN;
+    return 1;
+}
+
 /* An online update that takes the new max first, m = max(m, x), then rescales by exp(old m - m) and adds
  * exp(x - m): for a -inf that comes before the thread's first finite entry both are exp(-inf - (-inf)), a NaN,
  * which stays in the thread's sum, and the all-reduce hands it to the whole row. (A thread whose entries are
@@ -318,6 +329,12 @@ static const harness_bug_model MODELS[] = {
                        N_("they are what a combine gives that has no case for a part with no entry: rows with a "
                           "thread that saw none (shorter than the block, or masked) combine (-inf, 0) with "
                           "(-inf, 0), and exp(-inf - (-inf)) is a NaN"),
+                       N_("What does a thread that saw no finite entry (m = -inf) contribute, and what does "
+                          "combine() compute when one side, or both, is (-inf, 0)?"), 4),
+    HARNESS_EACH_BLOCK("combine-empty-nan", model_combine_empty_padded,
+                       N_("they are what a combine gives that has no case for a part with no entry: the block's "
+                          "all-reduce fills the lanes past its last warp with (-inf, 0), and exp(-inf - (-inf)) "
+                          "is a NaN, in every row"),
                        N_("What does a thread that saw no finite entry (m = -inf) contribute, and what does "
                           "combine() compute when one side, or both, is (-inf, 0)?"), 4),
     HARNESS_EACH_BLOCK("online-inf-first", model_inf_first,

@@ -259,6 +259,14 @@ START_TEST(test_evidence_a_bug_model_is_named_and_two_are_told_apart)
     harness_narrow(&again, in, &d);
     ck_assert_msg(d.ncandidates == 1 && !strcmp(d.model->name, "doubled"), "%d left", d.ncandidates);
     ck_assert_msg(!has_evidence("bug-model name=negated hint=4"), "%s", harness_evidence_lines());
+    /* A second input on which the kernel is right keeps the models that are right there too (zero), and
+     * only those: it need not make the mistake show to tell the candidates apart. */
+    harness_diagnose(&o, TIMES, zeros, &d);
+    ck_assert_int_eq(d.ncandidates, 3);
+    double nothing[3] = {0, 0, 0};
+    harness_output right_there = {1, 3, nothing, nothing, NULL, NULL, 0, 0};
+    harness_narrow(&right_there, in, &d);
+    ck_assert_msg(d.ncandidates == 1 && !strcmp(d.model->name, "zero"), "%d left", d.ncandidates);
 }
 END_TEST
 
