@@ -7,8 +7,13 @@ CC        ?= cc
 CXX       ?= g++
 BUILD     ?= build
 SIM       ?= 0
-# The GPU to build for: the one in this machine when there is one, else Hopper (sm_90).
-HAVE_GPU  := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+# The GPU to build for: the one in this machine when there is one, else Hopper (sm_90). nvidia-smi is asked
+# once per command (it starts the driver each time): the sub-makes read its answer from COURSE_GPU_SEEN.
+ifndef COURSE_GPU_SEEN
+COURSE_GPU_SEEN := $(if $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1),sm_$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d .),none)
+export COURSE_GPU_SEEN
+endif
+HAVE_GPU  := $(if $(filter-out none,$(COURSE_GPU_SEEN)),1)
 GPU_ARCH  ?= $(if $(HAVE_GPU),native,sm_90)
 
 # The emulator runs kernels on the CPU when there is no GPU (or when SIM=1 asks for it).
@@ -22,7 +27,7 @@ CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -Ichecker/emu/nccl -I$(CUDA_HO
 GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17
 # On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
 # PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").
-GPU_SM    := $(if $(filter native,$(GPU_ARCH)),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d .),$(patsubst sm_%,%,$(GPU_ARCH)))
+GPU_SM    := $(patsubst sm_%,%,$(if $(filter native,$(GPU_ARCH)),$(COURSE_GPU_SEEN),$(GPU_ARCH)))
 comma     := ,
 BOTH_NVCCFLAGS := $(if $(GPU_SM),-gencode arch=compute_$(GPU_SM)$(comma)code=sm_$(GPU_SM),-arch=$(GPU_ARCH)) \
                   -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -O3 -lineinfo -std=c++17

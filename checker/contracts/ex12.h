@@ -10,6 +10,13 @@
 #if defined(__cplusplus) && !defined(THRUST_FORCE_64_BIT_OFFSET_TYPE) && !defined(THRUST_FORCE_32_BIT_OFFSET_TYPE)
 #define THRUST_FORCE_32_BIT_OFFSET_TYPE
 #endif
+/* CUB's NVTX ranges (names on a profiler's timeline) are left out: the headers they bring are parsed twice,
+ * for the host and for the device, in every compile of this file. (CCCL_DISABLE_FP16_SUPPORT would leave out
+ * more, but with it CCCL 3.0's ThreadReduce takes its "never reached" SIMD path for a max of floats and
+ * asserts: enable_sm80_simd_reduction then holds for every type.) */
+#if defined(__cplusplus) && !defined(CCCL_DISABLE_NVTX)
+#define CCCL_DISABLE_NVTX
+#endif
 
 #ifdef __cplusplus
 extern "C" {

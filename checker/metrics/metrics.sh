@@ -44,9 +44,14 @@ metrics_program() {
     mkdir -p "$dir"
     # Named by this process: make test may build the same program in two jobs at once.
     obj="$dir/kernel.$$.o"
-    # `make exNN` has just compiled the learner's file for the emulator, with the same flags.
-    local learner="$BUILD/emu/learner/ex$nn/kernel.o"
-    if [ "$src" = "$(exercise_file "$nn")" ] && [ "$learner" -nt "$src" ]; then
+    # `make exNN` has just compiled the learner's file for the emulator: with the same flags, or on a GPU
+    # machine once for both backends (the GPU's code and the emulator's PTX, which the emulator's suite
+    # links too). Either object is this file's, if it is newer than the file.
+    local learner="" built
+    for built in "$BUILD/emu/learner/ex$nn/kernel.o" "$BUILD/gpu/learner/ex$nn/kernel.o"; do
+        [ "$built" -nt "$src" ] && { [ -z "$learner" ] || [ "$built" -nt "$learner" ]; } && learner=$built
+    done
+    if [ "$src" = "$(exercise_file "$nn")" ] && [ -n "$learner" ]; then
         cp "$learner" "$obj"
     else
         # The suite's flags, through its cache: a reference that make test or make bench compiled is not

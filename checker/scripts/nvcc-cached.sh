@@ -13,8 +13,10 @@ set -u
 out=$1 src=$2
 shift 2
 nvcc=${NVCC:-nvcc}
+# The compile itself: nvcc's steps with the host's and the device's front ends side by side.
+compile=$(dirname "$0")/nvcc-sides.sh
 cache=${KERNEL_CACHE:-${BUILD:-build}/cache/nvcc}
-plain() { exec "$nvcc" "$@" "$src" -o "$out"; }
+plain() { exec "$compile" "$@" "$src" -o "$out"; }
 [ "$cache" = none ] && plain "$@"
 case " $* " in *native*) plain "$@" ;; esac
 mkdir -p "$cache" 2>/dev/null || plain "$@"
@@ -44,7 +46,7 @@ tmp="$cache/.$recipe.$$"
 trap 'rm -f "$tmp".*' EXIT
 touch "$tmp.start"
 before=$(sha256sum <"$src")
-"$nvcc" "$@" "$src" -o "$out" -MD -MF "$tmp.d" -MT target >"$tmp.log" 2>&1
+"$compile" "$@" "$src" -o "$out" -MD -MF "$tmp.d" -MT target >"$tmp.log" 2>&1
 status=$?
 cat "$tmp.log" >&2
 [ $status = 0 ] || exit $status
