@@ -81,7 +81,7 @@ $(BUILD)/obj/harness_record.o: checker/emu/emu_record.c checker/emu/emu_record.h
 
 $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i18n/i18n.h checker/contracts/%.h \
                          checker/harness/harness_space_table.h $(wildcard checker/spaces/*.def) \
-                         checker/emu/emu_record.h
+                         $(wildcard checker/suites/*.h) checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 

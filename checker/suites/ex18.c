@@ -9,14 +9,13 @@
 #include "../contracts/ex18.h"
 #define HARNESS_SPACE_FILE "../spaces/ex18.def"
 #include "../harness/harness_space_table.h"
+#include "ranks.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_RANKS 4
 
 static const char COMMS_HINT[] = N_("Does comms_create make one communicator per device, rank r on devices[r] "
                                     "(ncclCommInitAll(comms, ranks, devices)), and return its result?");
@@ -51,20 +50,6 @@ typedef struct ranks_set {
     cudaStream_t compute[MAX_RANKS], comm[MAX_RANKS];
     ncclComm_t comms[MAX_RANKS];
 } ranks_set;
-
-static int device_count(void)
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    cudaGetLastError();
-    return count;
-}
-
-static int largest(void)
-{
-    int count = device_count();
-    return count < MAX_RANKS ? count : MAX_RANKS;
-}
 
 static void need_ranks(int ranks)
 {
@@ -519,14 +504,6 @@ static void expect_shards(int ranks, size_t n, uint64_t salt, emu_activity *act)
 
 /* ---- The declared cases ------------------------------------------------------------------------------------ */
 
-static size_t case_n(const harness_cover *c, size_t k, int ranks)
-{
-    const char *label = harness_case_label(c, k, "n");
-    if (!strcmp(label, "ranks-1")) return (size_t)ranks - 1;
-    if (!strncmp(label, "multiple", 8)) return (size_t)ranks * 1000 + (size_t)(label[8] == '+') - (size_t)(label[8] == '-');
-    return (size_t)harness_case_number(c, k, "n");
-}
-
 static size_t case_bucket(const harness_cover *c, size_t k, size_t n)
 {
     const char *label = harness_case_label(c, k, "bucket");
@@ -540,7 +517,7 @@ static size_t case_bucket(const harness_cover *c, size_t k, size_t n)
 
 START_TEST(test_ex18_comms)
 {
-    for (int ranks = 1; ranks <= largest(); ranks++) {
+    for (int ranks = 1; ranks <= largest_ring(); ranks++) {
         ranks_set s;
         ranks_make(&s, ranks, 0);
         char what[120];
@@ -566,7 +543,7 @@ END_TEST
 START_TEST(test_ex18_core)
 {
     need_ranks(2);
-    for (int ranks = 2; ranks <= largest(); ranks++) expect_allreduce(ranks, T_FLOAT, 3000, 10 + (uint64_t)ranks, NULL, NULL);
+    for (int ranks = 2; ranks <= largest_ring(); ranks++) expect_allreduce(ranks, T_FLOAT, 3000, 10 + (uint64_t)ranks, NULL, NULL);
 }
 END_TEST
 
@@ -586,7 +563,7 @@ END_TEST
 START_TEST(test_ex18_ddp_core)
 {
     need_ranks(2);
-    expect_ddp(largest(), 10000, 1500, 50, NULL);
+    expect_ddp(largest_ring(), 10000, 1500, 50, NULL);
 }
 END_TEST
 
@@ -621,12 +598,12 @@ START_TEST(test_ex18_streams)
     need_ranks(2);
     emu_activity a;
     int known = 0;
-    expect_allreduce(largest(), T_FLOAT, 4099, 90, &a, &known);
+    expect_allreduce(largest_ring(), T_FLOAT, 4099, 90, &a, &known);
     if (!known) return;
     expect_streams_only(&a, "allreduce_in_place(count = 4099)");
-    expect_ddp(largest(), 4099, 1000, 91, &a);
+    expect_ddp(largest_ring(), 4099, 1000, 91, &a);
     expect_streams_only(&a, "ddp_step(n = 4099, bucket = 1000)");
-    expect_shards(largest(), 4099, 92, &a);
+    expect_shards(largest_ring(), 4099, 92, &a);
     expect_streams_only(&a, "shard_gradients(n = 4099)");
 }
 END_TEST
@@ -638,7 +615,7 @@ START_TEST(test_ex18_errors)
     need_ranks(2);
     ranks_set s;
     typed_run g;
-    ranks_make(&s, largest(), 1);
+    ranks_make(&s, largest_ring(), 1);
     typed_make(&g, &s, T_FLOAT, 1000, 70);
     const size_t huge = (size_t)-1 / 2;
     ncclResult_t res = allreduce_in_place(g.d_bufs, huge, ncclFloat, s.comms, s.compute, s.ranks);
@@ -676,7 +653,7 @@ START_TEST(test_ex18_ddp_twice)
     need_ranks(2);
     ranks_set s;
     ddp_run g;
-    int ranks = largest();
+    int ranks = largest_ring();
     ranks_make(&s, ranks, 1);
     ddp_make(&g, &s, 5000, 700, 80);
     char what[200];

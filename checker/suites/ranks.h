@@ -1,7 +1,8 @@
-/* ranks.h - what the suites of Part IV (exercises 17 and 19) share: the devices a set of ranks runs on, the
+/* ranks.h - what the suites of Part IV (exercises 17 to 19) share: the devices a set of ranks runs on, the
  * values each rank starts with, the case of the declared space that says n against the ranks, and the checks
  * every all-reduce gets: the same bits on every rank, and its work on the caller's streams with no wait on
- * the host. Included by those suites after harness.h and their space table. */
+ * the host. Included by those suites after harness.h and their space table; a suite uses what it needs (the
+ * functions are static inline, so an unused one costs no warning). */
 #ifndef RANKS_H
 #define RANKS_H
 
@@ -18,7 +19,7 @@ typedef struct usage_counts {
     emu_activity act;
 } usage_counts;
 
-static int device_count(void)
+static inline int device_count(void)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
@@ -27,9 +28,9 @@ static int device_count(void)
 }
 
 /* 1 when this machine has devices enough for ranks; else 0 (the caller moves on, or the test is not run). */
-static int ring_fits(int ranks) { return ranks <= device_count(); }
+static inline int ring_fits(int ranks) { return ranks <= device_count(); }
 
-static void need_ring(int ranks)
+static inline void need_ring(int ranks)
 {
     if (ring_fits(ranks)) return;
     char why[300];
@@ -38,14 +39,14 @@ static void need_ring(int ranks)
     harness_not_run(why);
 }
 
-static int largest_ring(void)
+static inline int largest_ring(void)
 {
     int count = device_count();
     return count < MAX_RANKS ? count : MAX_RANKS;
 }
 
 /* Values of every magnitude from 2^-10 to 2^10, of both signs: their sum in another order has other last bits. */
-static void ring_values(float *h, size_t n, int rank, uint64_t salt)
+static inline void ring_values(float *h, size_t n, int rank, uint64_t salt)
 {
     harness_random_floats(h, n, -1.0f, 1.0f, salt * 16 + (uint64_t)rank);
     for (size_t i = 0; i < n; i++) h[i] = ldexpf(h[i], (int)((i * 7 + (size_t)rank * 3) % 21) - 10);
@@ -53,7 +54,7 @@ static void ring_values(float *h, size_t n, int rank, uint64_t salt)
 
 /* The n of case k of the declared space (ranks-1, multiple-1, multiple, multiple+1 with multiple = ranks x
  * 1000, or a number). */
-static size_t case_n(const harness_cover *c, size_t k, int ranks)
+static inline size_t case_n(const harness_cover *c, size_t k, int ranks)
 {
     const char *label = harness_case_label(c, k, "n");
     if (!strcmp(label, "ranks-1")) return (size_t)ranks - 1;
@@ -63,7 +64,7 @@ static size_t case_n(const harness_cover *c, size_t k, int ranks)
 
 /* Fails the test when an element of out[r] differs in its bits from out[0]'s (what: the call; lesson_hint:
  * the lesson's hint about the order of additions, for make hint). */
-static void expect_same_bits(float *const *out, int ranks, size_t n, const char *what, const char *hint,
+static inline void expect_same_bits(float *const *out, int ranks, size_t n, const char *what, const char *hint,
                              int lesson_hint)
 {
     for (int r = 1; r < ranks; r++)
@@ -80,7 +81,7 @@ static void expect_same_bits(float *const *out, int ranks, size_t n, const char 
 
 /* Fails the test when the call (what) put work on the default stream or made the host wait, as the emulator
  * counted it (u). */
-static void expect_own_streams(const usage_counts *u, const char *what, const char *stream_hint, const char *wait_hint)
+static inline void expect_own_streams(const usage_counts *u, const char *what, const char *stream_hint, const char *wait_hint)
 {
     uint64_t on_default = u->act.default_stream_launches + u->act.default_stream_copies;
     if (u->known && on_default > 0)
