@@ -123,10 +123,7 @@ static void ring_run(ring *g, int calls, usage_counts *u)
             harness_fail(_(ERROR_HINT), _("%s returned %s (%s)."), what, cudaGetErrorName(err), cudaGetErrorString(err));
     }
     if (u) u->known = backend_take_activity(&u->act);
-    for (int r = 0; r < g->ranks; r++) {
-        CUDA_OK(cudaSetDevice(g->devices[r]));
-        CUDA_OK(cudaStreamSynchronize(g->streams[r]));
-    }
+    ranks_sync(g->devices, g->streams, g->ranks);
     for (int r = 0; r < g->ranks; r++) {
         CUDA_OK(cudaSetDevice(g->devices[r]));
         dev_fetch(&g->bufs[r], g->h_out[r]);
@@ -140,17 +137,6 @@ static void ring_run(ring *g, int calls, usage_counts *u)
 }
 
 /* ---- The check: the sum within the ring's rounding, on every rank, with the same bits everywhere ---------- */
-
-static double element_sum(const ring *g, size_t i, double *abs_sum)
-{
-    double s = 0, a = 0;
-    for (int r = 0; r < g->ranks; r++) {
-        s += (double)g->h_in[r][i];
-        a += fabs((double)g->h_in[r][i]);
-    }
-    *abs_sum = a;
-    return s;
-}
 
 /* The ranks' values added one after another, in any order: each of the ranks - 1 additions rounds once, by at
  * most u times the partial sum, so the error is below (ranks - 1) u sum|x| (the lesson's bound). After a second
@@ -208,7 +194,7 @@ static void wrong_chunks(const ring *g, int r, int calls, char *buf, size_t len)
     for (int c = 0; c < g->ranks && g->chunk; c++) {
         int wrong = 0;
         for (size_t i = (size_t)c * g->chunk; i < g->n && i < (size_t)(c + 1) * g->chunk && !wrong; i++) {
-            double a, s = element_sum(g, i, &a);
+            double a, s = ranks_element_sum(g->h_in, g->ranks, i, &a);
             double expected = calls == 1 ? s : s * g->ranks;
             wrong = !(fabs((double)g->h_out[r][i] - expected) <= ring_bound(g->ranks, calls, a));
         }
@@ -226,7 +212,7 @@ static void ring_expect(const ring *g, int calls)
     }
     for (int r = 0; r < g->ranks; r++)
         for (size_t i = 0; i < g->n; i++) {
-            double a, s = element_sum(g, i, &a);
+            double a, s = ranks_element_sum(g->h_in, g->ranks, i, &a);
             double expected = calls == 1 ? s : s * g->ranks, bound = ring_bound(g->ranks, calls, a);
             float got = g->h_out[r][i];
             if (fabs((double)got - expected) <= bound) continue;

@@ -101,11 +101,8 @@ static void ranks_free(ranks_set *s)
 
 static void sync_streams(const ranks_set *s, int comm_too)
 {
-    for (int r = 0; r < s->ranks; r++) {
-        CUDA_OK(cudaSetDevice(s->devices[r]));
-        CUDA_OK(cudaStreamSynchronize(s->compute[r]));
-        if (comm_too) CUDA_OK(cudaStreamSynchronize(s->comm[r]));
-    }
+    ranks_sync(s->devices, s->compute, s->ranks);
+    if (comm_too) ranks_sync(s->devices, s->comm, s->ranks);
 }
 
 /* The learner's call's result: a failure says which call and what NCCL says. */

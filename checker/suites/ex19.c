@@ -132,10 +132,7 @@ static void ring_run(ring *g, int calls, uint64_t salt, usage_counts *u)
             harness_fail(_(ERROR_HINT), _("%s returned %s (%s)."), what, cudaGetErrorName(err), cudaGetErrorString(err));
     }
     if (u) u->known = backend_take_activity(&u->act);
-    for (int r = 0; r < g->ranks; r++) {
-        CUDA_OK(cudaSetDevice(g->devices[r]));
-        CUDA_OK(cudaStreamSynchronize(g->streams[r]));
-    }
+    ranks_sync(g->devices, g->streams, g->ranks);
     for (int r = 0; r < g->ranks; r++) {
         CUDA_OK(cudaSetDevice(g->devices[r]));
         dev_fetch(&g->out[r], g->h_out[r]);
@@ -149,17 +146,6 @@ static void ring_run(ring *g, int calls, uint64_t salt, usage_counts *u)
 }
 
 /* ---- The check: the sum within its rounding, on every rank, with the same bits everywhere --------------- */
-
-static double element_sum(const ring *g, size_t i, double *abs_sum)
-{
-    double s = 0, a = 0;
-    for (int r = 0; r < g->ranks; r++) {
-        s += (double)g->h_in[r][i];
-        a += fabs((double)g->h_in[r][i]);
-    }
-    *abs_sum = a;
-    return s;
-}
 
 /* ranks - 1 additions in any order, each rounding by at most u times the partial sum: the lesson's bound. */
 static double sum_bound(int ranks, double abs_sum)
@@ -197,7 +183,7 @@ static void ring_expect(const ring *g, int calls)
     ring_what(g, calls, what, sizeof what);
     for (int r = 0; r < g->ranks; r++)
         for (size_t i = 0; i < g->n; i++) {
-            double a, expected = element_sum(g, i, &a), bound = sum_bound(g->ranks, a);
+            double a, expected = ranks_element_sum(g->h_in, g->ranks, i, &a), bound = sum_bound(g->ranks, a);
             float got = g->h_out[r][i];
             if (fabs((double)got - expected) <= bound) continue;
             char why[400], got_text[64];

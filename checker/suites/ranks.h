@@ -62,6 +62,28 @@ static inline size_t case_n(const harness_cover *c, size_t k, int ranks)
     return (size_t)harness_case_number(c, k, "n");
 }
 
+/* The exact sum of element i over the ranks' inputs h_in[0..ranks), in double; *abs_sum gets the sum of their
+ * magnitudes, for the rounding bound. */
+static inline double ranks_element_sum(float *const *h_in, int ranks, size_t i, double *abs_sum)
+{
+    double s = 0, a = 0;
+    for (int r = 0; r < ranks; r++) {
+        s += (double)h_in[r][i];
+        a += fabs((double)h_in[r][i]);
+    }
+    *abs_sum = a;
+    return s;
+}
+
+/* Waits for the caller's streams only, rank by rank (what the learner's function left running ends first). */
+static inline void ranks_sync(const int *devices, cudaStream_t const *streams, int ranks)
+{
+    for (int r = 0; r < ranks; r++) {
+        CUDA_OK(cudaSetDevice(devices[r]));
+        CUDA_OK(cudaStreamSynchronize(streams[r]));
+    }
+}
+
 /* Fails the test when an element of out[r] differs in its bits from out[0]'s (what: the call; lesson_hint:
  * the lesson's hint about the order of additions, for make hint). */
 static inline void expect_same_bits(float *const *out, int ranks, size_t n, const char *what, const char *hint,
