@@ -175,6 +175,17 @@ static int model_combine_empty(const void *ctx, int block, double *out)
     return stored(nc, out);
 }
 
+/* The same combine in an all-reduce that fills the lanes past the block's last warp with the identity, (0, 0, 0),
+ * as the reference's does: with fewer than 32 warps every row meets an empty part, whatever its length. (With 32
+ * warps there are no such lanes: model_combine_empty says it.) */
+static int model_combine_empty_padded(const void *ctx, int block, double *out)
+{
+    const norm_case *nc = ctx;
+    if (nc->v != WELFORD || block >= 1024) return 0;
+    for (size_t i = 0; i < (size_t)nc->rows * nc->cols; i++) out[i] = NAN;
+    return 1;
+}
+
 /* Each thread with its own entries' statistics: the all-reduce's result not kept. */
 static int model_own(const void *ctx, int block, double *out)
 {
@@ -281,6 +292,9 @@ static const char DISTANCE_HINT[] = N_("Two parts with the same spread but means
 static const char EMPTY[] = N_("they are what a combine gives that has no case for an empty part: a thread with no "
                                "value (a row shorter than the block) makes 0 / 0, and the all-reduce hands the NaN "
                                "to the whole row");
+static const char EMPTY_PADDED[] = N_("they are what a combine gives that has no case for an empty part: the "
+                                      "block's all-reduce fills the lanes past its last warp with (0, 0, 0), which "
+                                      "makes 0 / 0, in every row");
 static const char EMPTY_HINT[] = N_("What does a thread with no value contribute, (0, 0, 0), and what does combine() "
                                     "compute when one side has n = 0?");
 static const char OWN[] = N_("they are what each thread computes from its own entries alone: a block_allreduce's "
@@ -335,6 +349,7 @@ static const harness_bug_model MODELS[] = {
     HARNESS_EACH_BLOCK("welford-update", model_update_new, UPDATE, UPDATE_HINT, 2),
     HARNESS_EACH_BLOCK("combine-no-distance", model_no_distance, DISTANCE, DISTANCE_HINT, 3),
     HARNESS_EACH_BLOCK("combine-empty-nan", model_combine_empty, EMPTY, EMPTY_HINT, 4),
+    HARNESS_EACH_BLOCK("combine-empty-nan", model_combine_empty_padded, EMPTY_PADDED, EMPTY_HINT, 4),
     HARNESS_EACH_BLOCK("not-all-reduced", model_own, OWN, OWN_HINT, 8),
     HARNESS_EACH_BLOCK("bf16-squares", model_bf16_squares,
                        N_("they are what squares added in bf16 give: once a thread's sum passes a few units, "
