@@ -234,9 +234,9 @@ require_exercise() {
 }
 
 # The nvcc flags that build a whole program, host code and kernels, for BACKEND: gpu (the CUDA runtime)
-# or emu (linked against the emulator).
+# or emu (linked against the emulator; its host code at EMU_HOST_OPT, see emu.mk).
 program_nvcc_flags() {
-    if [ "$1" = gpu ]; then echo "$GPU_NVCCFLAGS"; else echo "$EMU_NVCCFLAGS -O3 -std=c++17"; fi
+    if [ "$1" = gpu ]; then echo "$GPU_NVCCFLAGS"; else echo "$EMU_NVCCFLAGS ${EMU_HOST_OPT:-} -std=c++17"; fi
 }
 
 # The nvcc flags that compile one kernel file for BACKEND (its contract is force-included after them):
@@ -244,7 +244,7 @@ program_nvcc_flags() {
 # emulator's (and "both", one object for a GPU and its emulator) carry the host-code checks (emu.mk).
 kernel_nvcc_flags() {
     case $1 in
-    emu) echo "$EMU_NVCCFLAGS ${EMU_HOST_CHECKS:-} -O3 -I$CUDA_HOME/include/cccl" ;;
+    emu) echo "$EMU_NVCCFLAGS ${EMU_HOST_CHECKS:-} ${EMU_HOST_OPT:-} -I$CUDA_HOME/include/cccl" ;;
     both) echo "${BOTH_NVCCFLAGS:-$GPU_NVCCFLAGS} ${EMU_HOST_CHECKS:-} -I$CUDA_HOME/include/cccl" ;;
     *) echo "$GPU_NVCCFLAGS -I$CUDA_HOME/include/cccl" ;;
     esac
