@@ -362,12 +362,25 @@ corpus_base() {
 }
 
 # corpus_apply ENTRY OUT: writes to OUT the reference solution with ENTRY's patch applied; fails, saying
-# why on stderr, when the patch no longer applies cleanly (the solution changed under it).
+# why on stderr, when the patch no longer applies cleanly (the solution changed under it). An OUT that holds
+# those bytes already is left as it is (another job may be compiling it); otherwise it is replaced whole.
 corpus_apply() {
-    local base
+    local base tmp="$2.$BASHPID.tmp"
     base=$(corpus_base "$1")
     [ -n "$base" ] && [ -f "$base" ] || { echo "$1: names no file under solutions/ to patch" >&2; return 1; }
     mkdir -p "$(dirname "$2")"
-    patch --quiet --force --fuzz=0 --no-backup-if-mismatch --reject-file=- --output="$2" "$base" <"$1" >&2 ||
-        { echo "$1: does not apply to $base any more" >&2; return 1; }
+    patch --quiet --force --fuzz=0 --no-backup-if-mismatch --reject-file=- --output="$tmp" "$base" <"$1" >&2 ||
+        { rm -f "$tmp"; echo "$1: does not apply to $base any more" >&2; return 1; }
+    if cmp -s "$tmp" "$2"; then rm -f "$tmp"; return 0; fi
+    [ ! -e "$2" ] || chmod --reference="$2" "$tmp" 2>/dev/null
+    mv -f "$tmp" "$2"
+}
+
+# corpus_source ENTRY: where make test and make show write the kernel of ENTRY (checker/KIND/exNN/NAME.patch):
+# BUILD/entries/KIND/exNN/NAME.cu, one path for both, so that one compiles it for the other (nvcc-cached.sh
+# finds an object by its source's path and bytes).
+corpus_source() {
+    local folder
+    folder=$(dirname "$1")
+    echo "$BUILD/entries/$(basename "$(dirname "$folder")")/$(basename "$folder")/$(basename "$1" .patch).cu"
 }

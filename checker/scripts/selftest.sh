@@ -51,10 +51,11 @@ items="$work/items"
 : >"$items"
 sep=$'\x1f'
 # The kernel of a corpus entry (checker/corpus, checker/unusual: a patch against a reference, see lib.sh),
-# written to work/KIND/exNN/NAME.cu; a patch that no longer applies leaves NAME.cu.error to report instead.
+# written where make show writes it too (corpus_source); a patch that no longer applies leaves NAME.cu.error
+# to report instead.
 entry_source() {
-    local entry=$1 kind=$2 nn=$3 src
-    src="$work/$kind/ex$nn/$(basename "$entry" .patch).cu"
+    local entry=$1 src
+    src=$(corpus_source "$entry")
     mkdir -p "$(dirname "$src")"
     corpus_apply "$entry" "$src" 2>"$src.error" || rm -f "$src"
     echo "$src"
@@ -76,11 +77,11 @@ for nn in $(exercise_numbers); do
         [ -n "$(corpus_header "$bad" 'report-[a-z]*' | head -n 1)" ] && continue
         patterns=$(corpus_header "$bad" expect | paste -sd "$sep" -)
         gpu_only=$(corpus_header "$bad" gpu-only | wc -l | sed 's/^0$//; s/^[1-9].*/1/')
-        echo "wrong kernel $bad|$nn|$(entry_source "$bad" corpus "$nn")|fail|$patterns|$gpu_only" >>"$items"
+        echo "wrong kernel $bad|$nn|$(entry_source "$bad")|fail|$patterns|$gpu_only" >>"$items"
     done
     for good in checker/unusual/ex"$nn"/*.patch; do
         [ -e "$good" ] || continue
-        echo "unusual kernel $good|$nn|$(entry_source "$good" unusual "$nn")|pass||" >>"$items"
+        echo "unusual kernel $good|$nn|$(entry_source "$good")|pass||" >>"$items"
     done
 done
 

@@ -21,10 +21,12 @@ fi
 
 file=${FILE:-$(exercise_file "$nn")}
 ref=$(solution_file "$nn")
-# A corpus entry (a bug stored as a patch against a reference, see lib.sh) is drawn as that kernel.
+# A corpus entry (a bug stored as a patch against a reference, see lib.sh) is drawn as that kernel, from where
+# make test grades it (its compile is then make test's).
 if [ "${file%.patch}" != "$file" ] && [ -f "$file" ]; then
-    corpus_apply "$file" "$work/patched/$(basename "$file" .patch).cu" || exit 2
-    file="$work/patched/$(basename "$file" .patch).cu"
+    patched=$(corpus_source "$file")
+    corpus_apply "$file" "$patched" || exit 2
+    file=$patched
 fi
 if [ ! -s "$file" ]; then
     sayf "There is no kernel file to draw: %s is missing or empty. \`make reset ex%s\` puts the starting file back." "$file" "$nn"
