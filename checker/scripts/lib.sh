@@ -257,14 +257,16 @@ contract_functions() {
 
 # localize_object OBJ NN [PREFIX]: makes every global symbol of OBJ local but the functions of exercise
 # NN's contract, so that helpers with the same name in two files cannot collide at link time; with PREFIX
-# those are renamed PREFIX<name>, so that two versions of one function link side by side.
+# those are renamed PREFIX<name>, so that two versions of one function link side by side. Its COMDAT groups
+# (an inline function not inlined, such as dim3's constructor in unoptimised host code) become plain
+# sections: the linker keeps one group of a name and drops the others, with the local copy each file calls.
 localize_object() {
     local obj=$1 nn=$2 prefix=${3:-} keep=() rename=() fn
     for fn in $(contract_functions "$nn"); do
         keep+=(--keep-global-symbol="$fn")
         rename+=(--redefine-sym "$fn=$prefix$fn")
     done
-    objcopy "${keep[@]}" "$obj" || return 1
+    objcopy "${keep[@]}" --remove-section=.group "$obj" || return 1
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
 }
 
