@@ -26,6 +26,16 @@ static const half_format F16 = { 10, -14, 15 }, BF16 = { 7, -126, 127 };
 
 static const half_format *format_of(int t) { return t == EMU_T_BF16 ? &BF16 : &F16; }
 
+/* 2^k, exactly, for k a double's normal exponent (-1022 to 1023): the scalings below are multiplications by
+ * it, exact where ldexp is, without ldexp's call (a tenth of exercise 16's suite went to ldexp, perf). */
+static double pow2(int k)
+{
+    uint64_t bits = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
 double emu_half_value(int t, uint16_t bits)
 {
     const half_format *f = format_of(t);
@@ -33,8 +43,8 @@ double emu_half_value(int t, uint16_t bits)
     unsigned e = (bits >> f->frac_bits) & ((1u << exp_bits) - 1), m = bits & ((1u << f->frac_bits) - 1);
     double v;
     if (e == (1u << exp_bits) - 1) v = m ? NAN : INFINITY;
-    else if (e == 0) v = ldexp((double)m, f->emin - f->frac_bits);            /* zero or subnormal */
-    else v = ldexp((double)(m | 1u << f->frac_bits), (int)e - bias - f->frac_bits);
+    else if (e == 0) v = (double)m * pow2(f->emin - f->frac_bits);             /* zero or subnormal */
+    else v = (double)(m | 1u << f->frac_bits) * pow2((int)e - bias - f->frac_bits);
     return (bits & 0x8000) ? -v : v;
 }
 
@@ -44,10 +54,10 @@ static uint16_t encode(const half_format *f, double a, uint16_t s)
 {
     int exp_bits = 15 - f->frac_bits, bias = 1 - f->emin;
     if (isinf(a)) return (uint16_t)(s | ((1u << exp_bits) - 1) << f->frac_bits);
-    if (a < ldexp(1.0, f->emin)) return (uint16_t)(s | (uint16_t)ldexp(a, f->frac_bits - f->emin));
+    if (a < pow2(f->emin)) return (uint16_t)(s | (uint16_t)(a * pow2(f->frac_bits - f->emin)));
     int e;
     frexp(a, &e);                                      /* a = m * 2^e, m in [0.5, 1) */
-    unsigned frac = (unsigned)ldexp(a, f->frac_bits - (e - 1)) - (1u << f->frac_bits);
+    unsigned frac = (unsigned)(a * pow2(f->frac_bits - (e - 1))) - (1u << f->frac_bits);
     return (uint16_t)(s | (unsigned)(e - 1 + bias) << f->frac_bits | frac);
 }
 
@@ -65,14 +75,16 @@ uint16_t emu_half_round(int t, double v, double err, int rnd)
     int ex;
     frexp(a, &ex);
     int quantum = (ex - 1 < f->emin ? f->emin : ex - 1) - f->frac_bits;   /* the format's ulp at a is 2^quantum */
-    double q = ldexp(a, -quantum), r = floor(q), frac = q - r;              /* exact: a has at most 53 bits */
+    /* quantum is -133 to 1016 (a double's largest exponent less 7): each scaling below is exact, or overflows
+     * to infinity where ldexp would */
+    double q = a * pow2(-quantum), r = floor(q), frac = q - r;              /* exact: a has at most 53 bits */
     int up;
     if (nearest) up = frac > 0.5 || (frac == 0.5 && (e > 0 || (e == 0 && fmod(r, 2.0) != 0)));
     else if (away_mode) up = frac > 0 || (frac == 0 && e > 0);
     else { up = 0; if (frac == 0 && e < 0 && r > 0) r -= 1; }              /* just below a multiple: one less */
     if (up) r += 1;
-    double back = ldexp(r, quantum);
-    double largest = ldexp(2.0 - ldexp(1.0, -f->frac_bits), f->emax);
+    double back = r * pow2(quantum);
+    double largest = (2.0 - pow2(-f->frac_bits)) * pow2(f->emax);
     if (back > largest) back = (nearest || away_mode) ? INFINITY : largest;
     return encode(f, back, s);
 }
