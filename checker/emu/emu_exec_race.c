@@ -211,6 +211,16 @@ int emu_race_plain_write(emu_ctx *x, const emu_alloc *a, uint64_t addr, unsigned
 
 /* ---- Accesses --------------------------------------------------------------------------------------- */
 
+/* What an access of kind did, for a race's words: looked up only when there is a race to report (every
+ * access of a launch passes below, and a lookup in the catalog for each was a few per cent of a suite's time). */
+static const char *verb_of(int kind)
+{
+    /* TRANSLATORS: what two threads did to one word, in "%s: %s %s in global memory, which %s %s with nothing
+       ordering the two": this thread (present tense), then the other one (past tense). */
+    return kind == EMU_RACE_ATOMIC ? emu_text("updates with an atomic")
+           : kind == EMU_RACE_READ ? emu_text("reads") : emu_text("writes");
+}
+
 void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_race_shadow *sh, uint64_t addr,
                      unsigned n, int kind, int same)
 {
@@ -226,10 +236,6 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
     if (!sh) return;
     uint32_t seq = ++x->race.seq;
     if (x->peers && strong && kind != EMU_RACE_READ) emu_peers_write(x, in, addr, seq);
-    /* TRANSLATORS: what two threads did to one word, in "%s: %s %s in global memory, which %s %s with nothing
-       ordering the two": this thread (present tense), then the other one (past tense). */
-    const char *verb = kind == EMU_RACE_ATOMIC ? emu_text("updates with an atomic")
-                       : kind == EMU_RACE_READ ? emu_text("reads") : emu_text("writes");
     for (uint64_t k = (addr - a->base) / 4; k <= (addr + n - 1 - a->base) / 4; k++) {
         emu_gword *g = &sh->words[k];
         uint64_t word = a->base + k * 4;
@@ -239,11 +245,12 @@ void emu_race_access(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, emu_rac
          * writes (not with plain reads, so that the plain first read of a compare-and-swap loop, as the
          * CUDA guide writes it, is no race). A plain write of the value already there is no conflict. */
         if (conflicts(x, w, l, &g->plain, bytes, 0, word) && !(kind == EMU_RACE_WRITE && !strong && same))
-            report(x, w, in, l, a, addr, n, kind, verb, EMU_RACE_WRITE, emu_text("wrote"), &g->plain);
+            report(x, w, in, l, a, addr, n, kind, verb_of(kind), EMU_RACE_WRITE, emu_text("wrote"), &g->plain);
         else if (kind == EMU_RACE_WRITE && !strong && conflicts(x, w, l, &g->strong, bytes, 1, word))
-            report(x, w, in, l, a, addr, n, kind, verb, EMU_RACE_ATOMIC, emu_text("updated with an atomic"), &g->strong);
+            report(x, w, in, l, a, addr, n, kind, verb_of(kind), EMU_RACE_ATOMIC, emu_text("updated with an atomic"),
+                   &g->strong);
         else if (kind == EMU_RACE_WRITE && !strong && conflicts(x, w, l, &g->read, bytes, 0, word))
-            report(x, w, in, l, a, addr, n, kind, verb, EMU_RACE_READ, emu_text("read"), &g->read);
+            report(x, w, in, l, a, addr, n, kind, verb_of(kind), EMU_RACE_READ, emu_text("read"), &g->read);
         if (kind == EMU_RACE_READ) {
             if (!strong) record(x, w, l, &g->read, seq, bytes, in->loc);
         } else {
