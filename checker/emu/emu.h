@@ -225,6 +225,12 @@ void emu_finding_count(int kind, const emu_place *at, unsigned long count);
  * returns 0, and records nothing, for any other address. Meant for a handler that ends the program. */
 int emu_host_fault(const void *addr, const void *pc, int write);
 
+/* Decodes now the PTX of every binary the program registered (those with __managed__ variables aside, which
+ * load when host code first reaches one), as the first launch of each would: a process that forks its tests
+ * (the harness) calls it first, so that each test finds the modules decoded instead of decoding them again.
+ * What a load finds wrong is said at the launch that needs it, as before. */
+void emu_modules_load(void);
+
 /* The findings since the last take: a malloc'ed array of *count records (NULL when there are none), for
  * the caller to free. */
 emu_record *emu_records_take(int *count);

@@ -131,6 +131,12 @@ static cudaError_t emu_binary_load(emu_rt_binary *b)
     return cudaSuccess;
 }
 
+void emu_modules_load(void)
+{
+    for (emu_rt_binary *b = emu_binaries; b; b = b->next)
+        if (!emu_binary_has_managed(b)) emu_binary_load(b);
+}
+
 void emu_rt_modules_reset(void)
 {
     for (emu_rt_function *f = emu_functions; f; f = f->next) f->kernel = NULL;

@@ -12,6 +12,9 @@ emu_record *backend_take_findings(int *count)
 
 int backend_is_emulator(void) { return 0; }
 
+/* Nothing: CUDA must not be initialised in a process that later forks (harness_main.c). */
+void backend_load_kernels(void) {}
+
 void backend_guard(const void *base, size_t bytes, const char *name, size_t elem_size)
 {
     (void)base, (void)bytes, (void)name, (void)elem_size;

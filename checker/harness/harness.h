@@ -264,6 +264,10 @@ emu_record *backend_take_findings(int *count);
  * (when not NULL) gets the question of the first finding at the learner's line, or NULL. */
 int harness_findings_lines(char *buf, size_t len, const char **question);
 int backend_is_emulator(void);
+/* The emulator decodes the program's kernels now, before the tests are forked, so that no test decodes them
+ * again (exercise 12's Thrust and CUB took a third of its suite's time to decode, once in each test); nothing
+ * on a GPU. */
+void backend_load_kernels(void);
 /* Tells the backend that only [base, base + bytes) of base's allocation is the array called name: the
  * emulator reports every access of a kernel to the rest (the guards). Nothing on a GPU. */
 void backend_guard(const void *base, size_t bytes, const char *name, size_t elem_size);

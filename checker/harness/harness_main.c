@@ -373,6 +373,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     use_colour = tty && !(no_colour && *no_colour);
     uint64_t seed = harness_seed();
     const char *backend = harness_backend();
+    backend_load_kernels();
     double timeout = test_timeout();
     /* On a GPU machine: the GPU's run writes its verdicts, the emulator's prints one report of both. */
     if (opt.results) merge_results_start(opt.results, backend, timeout);
