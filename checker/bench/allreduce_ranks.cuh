@@ -60,26 +60,33 @@ static void ranks_open(ranks_set &s, int ranks, size_t max_bytes, bool with_nccl
     }
 }
 
-static void ranks_close(ranks_set &s)
-{
-    for (int r = 0; r < s.ranks; r++) {
-        if (s.comms[r]) CHECK_NCCL(ncclCommDestroy(s.comms[r]));
-        CHECK(cudaSetDevice(s.devices[r]));
-        CHECK(cudaStreamSynchronize(s.streams[r]));
-        CHECK(cudaFree(s.d_a[r]));
-        CHECK(cudaFree(s.d_b[r]));
-        CHECK(cudaEventDestroy(s.start[r]));
-        CHECK(cudaEventDestroy(s.stop[r]));
-        CHECK(cudaStreamDestroy(s.streams[r]));
-    }
-}
-
 // Waits for every rank's stream.
 static void ranks_sync(const ranks_set &s)
 {
     for (int r = 0; r < s.ranks; r++) {
         CHECK(cudaSetDevice(s.devices[r]));
         CHECK(cudaStreamSynchronize(s.streams[r]));
+    }
+}
+
+// Everything released once the streams are done; the communicators as NCCL's own example ends them: finalized
+// together in a group (one thread holds every rank), then destroyed.
+static void ranks_close(ranks_set &s)
+{
+    ranks_sync(s);
+    if (s.comms[0]) {
+        CHECK_NCCL(ncclGroupStart());
+        for (int r = 0; r < s.ranks; r++) CHECK_NCCL(ncclCommFinalize(s.comms[r]));
+        CHECK_NCCL(ncclGroupEnd());
+        for (int r = 0; r < s.ranks; r++) CHECK_NCCL(ncclCommDestroy(s.comms[r]));
+    }
+    for (int r = 0; r < s.ranks; r++) {
+        CHECK(cudaSetDevice(s.devices[r]));
+        CHECK(cudaFree(s.d_a[r]));
+        CHECK(cudaFree(s.d_b[r]));
+        CHECK(cudaEventDestroy(s.start[r]));
+        CHECK(cudaEventDestroy(s.stop[r]));
+        CHECK(cudaStreamDestroy(s.streams[r]));
     }
 }
 
