@@ -62,15 +62,20 @@ report() {
     done
 }
 
+# references_graded NN...: each exercise's reference solution graded on this machine's GPUs.
+references_graded() {
+    local nn
+    for nn in "$@"; do
+        echo "----- solution of exercise $nn on the GPU"
+        make --no-print-directory grade-file EX="$nn" FILE="$(ls solutions/ex"${nn}"_*.cu)"
+    done
+}
+
 # Part III on the GPU: each reference solution graded (the emulator-only tests are skipped there), the
 # emulator's 16-bit and approximate instructions against the GPU's, and the row-wise bench (the sums'
 # tables at 2^20 only, to save time) with PyTorch beside it.
 part3() {
-    local nn
-    for nn in 13 14 15; do
-        echo "----- solution of exercise $nn on the GPU"
-        make --no-print-directory grade-file EX=$nn FILE="$(ls solutions/ex${nn}_*.cu)"
-    done
+    references_graded 13 14 15
     echo "----- gpu-compare, the half group"
     ONLY=half make --no-print-directory gpu-compare
     echo "----- bench"
@@ -80,11 +85,7 @@ part3() {
 # Part IV on the GPUs: each reference solution graded, then make bench, whose all-reduces are timed on every
 # GPU and on 2 of them beside NCCL (the sums' tables at 2^20 only, to save time).
 part4() {
-    local nn
-    for nn in 17 18 19; do
-        echo "----- solution of exercise $nn on the GPUs"
-        make --no-print-directory grade-file EX=$nn FILE="$(ls solutions/ex${nn}_*.cu)"
-    done
+    references_graded 17 18 19
     echo "----- bench"
     BENCH_MAX_LOG2=20 make --no-print-directory bench
 }
