@@ -71,7 +71,7 @@ NCCL_NVLS_ENABLE=0 "$out/bench_allreduce" "${BENCH_ALLREDUCE_MAX_LOG2:-30}" "$be
 if python3 -c 'import matplotlib' 2>/dev/null; then
     python3 checker/bench/chart_allreduce.py "$bench/allreduce.csv" "$bench/allreduce.png" &&
         say "" && sayf 'Chart: %s' "$bench/allreduce.png"
-else
+elif command -v python3 >/dev/null; then
     python3 checker/bench/chart_allreduce.py "$bench/allreduce.csv"
 fi
 exit 0
