@@ -47,7 +47,7 @@ static double exact_sum(int ranks, size_t i, double *bound)
     return exact;
 }
 
-// Fills, calls once and checks; into why what was wrong (and false).
+// Fills, calls once and checks; into why what was wrong, in at most 90 columns (and false).
 static bool check_contender(const contender &c, const ranks_set &s, size_t n, char *why, size_t why_size)
 {
     check_prepare(c, s, n);
@@ -62,15 +62,19 @@ static bool check_contender(const contender &c, const ranks_set &s, size_t n, ch
             if (!memcmp(&got[i], &first[i], sizeof(float))) continue;
             exact = exact_sum(s.ranks, i, &bound);
             bool both_near = std::fabs(first[i] - exact) <= bound && std::fabs(got[i] - exact) <= bound;
-            snprintf(why, why_size, "element %zu is %.9g on rank 0 and %.9g on rank %d%s%.9g: not timed", i, first[i],
-                     got[i], r, both_near ? ", not the same bits, around the sum " : "; the sum is ", exact);
+            if (both_near)
+                snprintf(why, why_size, "element %zu differs in its last bits: %.9g on rank 0, %.9g on rank %d", i,
+                         first[i], got[i], r);
+            else
+                snprintf(why, why_size, "element %zu: %.9g on rank 0, %.9g on rank %d, and the sum is %.9g", i, first[i],
+                         got[i], r, exact);
             return false;
         }
     }
     for (size_t i = 0; i < n; i++) {
         exact = exact_sum(s.ranks, i, &bound);
         if (!(std::fabs(first[i] - exact) <= bound)) {
-            snprintf(why, why_size, "element %zu is %.9g on every rank, not the sum %.9g: not timed", i, first[i], exact);
+            snprintf(why, why_size, "element %zu is %.9g on every rank, not the sum %.9g", i, first[i], exact);
             return false;
         }
     }

@@ -45,7 +45,7 @@ static std::vector<contender> contenders(bool with_nccl)
 static const char *contender_skip(const contender &c, const ranks_set &s, size_t bytes)
 {
     if (!c.shot) return NULL;
-    if (s.ranks > SHOT_MAX_RANKS) return "not timed: exercise 19 takes at most 8 ranks";
+    if (s.ranks > SHOT_MAX_RANKS) return "not timed: exercise 19 takes 8 ranks at most";
     if (!s.peers) return "not timed: it needs peer access between every pair of GPUs";
     return bytes > SHOT_MAX_BYTES ? "" : NULL;
 }
@@ -88,12 +88,12 @@ static bool contender_call(const contender &c, const ranks_set &s, size_t n, cha
         ncclResult_t end = ncclGroupEnd();
         if (res == ncclSuccess) res = end;
         if (res != ncclSuccess) {
-            if (why) snprintf(why, why_size, "NCCL returned %s: not timed", ncclGetErrorString(res));
+            if (why) snprintf(why, why_size, "NCCL returned %s", ncclGetErrorString(res));
             return false;
         }
     }
     if (err != cudaSuccess) {
-        if (why) snprintf(why, why_size, "returned %s: not timed", cudaGetErrorName(err));
+        if (why) snprintf(why, why_size, "it returned %s", cudaGetErrorName(err));
         cudaGetLastError();
         return false;
     }

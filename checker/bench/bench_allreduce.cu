@@ -113,7 +113,7 @@ static int bench_set(int ranks, int min_log2, int max_log2, mode m, FILE *csv)
             ok = ok && (m == CHECK_ONLY || us > 0);
             wrong += !ok;
             if (m == CHECK_ONLY) {
-                if (!ok) printf("%s, %d ranks, %s: %s\n", c.name, ranks, size, why);
+                if (!ok) printf("%s, %d ranks, %s: %s: not timed\n", c.name, ranks, size, why);
                 continue;
             }
             double algbw = ok ? bytes / us / 1e3 : 0, busbw = algbw * 2 * (ranks - 1) / ranks;
@@ -123,7 +123,7 @@ static int bench_set(int ranks, int min_log2, int max_log2, mode m, FILE *csv)
                 else fprintf(csv, "%zu,%d,%s,,,,0\n", bytes, ranks, c.name);
             }
             if (m == SPEED) continue;
-            if (!ok) printf("  %-8s %-22s %s\n", first ? size : "", c.name, why);
+            if (!ok) printf("  %-8s %-22s not timed:\n    %s\n", first ? size : "", c.name, why);
             else if (nccl_us) printf("  %-8s %-22s %11.1f %13.1f %13.1f %7.2f\n", first ? size : "", c.name, us, algbw,
                                      busbw, nccl_us / us);
             else printf("  %-8s %-22s %11.1f %13.1f %13.1f\n", first ? size : "", c.name, us, algbw, busbw);
