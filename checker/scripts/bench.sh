@@ -32,18 +32,18 @@ objects=()
 # side. SCRIPTS are sed scripts for the source, applied in turn (the contract is then not included: its
 # types differ).
 add_object() {
-    local nn=$1 src=$2 prefix=$3 obj include=() script objflags=$flags
+    local nn=$1 src=$2 prefix=$3 obj script
     shift 3
     obj="$out/${prefix}$(basename "$src" .cu).o"
     if [ $# -gt 0 ]; then
         cp "$src" "${obj%.o}.cu" && src="${obj%.o}.cu"
         for script in "$@"; do sed -E -i -f "$script" "$src" || return 1; done
+        checker/scripts/nvcc-cached.sh "$obj" "$src" $flags -c 2>"$obj.log" && localize_object "$obj" "$nn" "$prefix" ||
+            return 1
     else
-        include=(-include "checker/contracts/ex$nn.h")
-        objflags=$(kernel_nvcc_flags "$backend")   # as build-suite.sh compiles it: one compile serves both
+        kernel_object "$backend" "$nn" "$src" "$obj" "$prefix" || return 1   # one compile serves the suite too
     fi
-    checker/scripts/nvcc-cached.sh "$obj" "$src" $objflags "${include[@]}" -c 2>"$obj.log" || return 1
-    localize_object "$obj" "$nn" "$prefix" && objects+=("$obj")
+    objects+=("$obj")
 }
 # A reference that sums ints, as it is and rewritten to sum floats (exercise 11's with one more script).
 add_reference() {

@@ -272,6 +272,16 @@ localize_object() {
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
 }
 
+# kernel_object BACKEND NN SRC OBJ [PREFIX]: SRC compiled as build-suite.sh compiles exercise NN's file for
+# BACKEND (the contract force-included, through nvcc-cached.sh: make bench, the speed line and the suites
+# share one compile), then localize_object'ed with PREFIX. nvcc's words go to OBJ.log.
+kernel_object() {
+    local backend=$1 nn=$2 src=$3 obj=$4 prefix=${5:-}
+    # shellcheck disable=SC2046 # the flags are words
+    checker/scripts/nvcc-cached.sh "$obj" "$src" $(kernel_nvcc_flags "$backend") -include "checker/contracts/ex$nn.h" \
+        -c 2>"$obj.log" && localize_object "$obj" "$nn" "$prefix"
+}
+
 # metric_label KEY [cell]: how the lessons name a metric of checker/metrics (predict.sh, metrics.sh), in the
 # learner's language; with "cell", the name of the pair a table cell shows ("loads / stores").
 metric_label() {
