@@ -12,9 +12,11 @@
 //                                           is short), prints the tables and writes CSV (- for none)
 //   bench_allreduce MAX_LOG2 - --check      checks every contender at 2^12 to 2^MAX_LOG2 bytes, no timing:
 //                                           how `make test` runs it on the emulator's devices
-//   bench_allreduce LOG2 CSV --speed        times what is linked (no NCCL) at 2^LOG2 bytes on every GPU, and
-//                                           writes only the CSV: the speed line of a passing grade
-//                                           (checker/scripts/speed.sh), with your kernel linked alone
+//   bench_allreduce LOG2 CSV --speed [--library]
+//                                           times what is linked at 2^LOG2 bytes on every GPU, and NCCL with
+//                                           --library, and writes only the CSV: the speed line of a passing
+//                                           grade (checker/scripts/speed-allreduce.sh), with your kernel linked
+//                                           (and the reference, the first time on a GPU)
 // CSV: size,ranks,contender,us,algbw,busbw,ok (size in bytes, GB/s of 10^9 bytes; a wrong result: ok 0, no time).
 
 #include <algorithm>
@@ -81,12 +83,13 @@ static const char *size_text(size_t bytes, char *text, size_t size)
 
 enum mode { TIME, CHECK_ONLY, SPEED };
 
-// Every contender at every size on one set of ranks; returns the number of wrong results.
-static int bench_set(int ranks, int min_log2, int max_log2, mode m, FILE *csv)
+// Every contender at every size on one set of ranks (NCCL among them when with_nccl); returns the number of
+// wrong results.
+static int bench_set(int ranks, int min_log2, int max_log2, mode m, bool with_nccl, FILE *csv)
 {
     ranks_set s;
-    ranks_open(s, ranks, (size_t)1 << max_log2, m != SPEED);
-    std::vector<contender> list = contenders(m != SPEED);
+    ranks_open(s, ranks, (size_t)1 << max_log2, with_nccl);
+    std::vector<contender> list = contenders(with_nccl);
     for (contender &c : list) contender_begin(c, s);
     if (m == TIME)
         printf("\n=== %d GPUs: time of one all-reduce of floats in place (the slowest rank's average of %d calls\n"
@@ -164,8 +167,9 @@ int main(int argc, char **argv)
     }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv) fprintf(csv, "size,ranks,contender,us,algbw,busbw,ok\n");
-    int wrong = bench_set(count, min_log2, max_log2, m, csv);
-    if (count > 2 && m != SPEED) wrong += bench_set(2, min_log2, max_log2, m, csv);
+    bool with_nccl = m != SPEED || (argc > 4 && !strcmp(argv[4], "--library"));
+    int wrong = bench_set(count, min_log2, max_log2, m, with_nccl, csv);
+    if (count > 2 && m != SPEED) wrong += bench_set(2, min_log2, max_log2, m, with_nccl, csv);
     if (csv) fclose(csv);
     if (m == CHECK_ONLY) printf("bench_allreduce --check: %d wrong results\n", wrong);
     return wrong ? 1 : 0;

@@ -24,10 +24,9 @@ out="$BUILD/$backend/bench/allreduce"
 rm -rf "$out"
 mkdir -p "$out"
 flags=$(program_nvcc_flags "$backend")
-objflags=$(kernel_nvcc_flags "$backend")   # as build-suite.sh compiles a kernel file: one compile serves both
 link=()
 if [ "$backend" = gpu ]; then
-    flags="$flags $(nccl_gpu_flags compile)" objflags="$objflags $(nccl_gpu_flags compile)"
+    flags="$flags $(nccl_gpu_flags compile)"
     # shellcheck disable=SC2206 # flags, split as words
     link=($GPU_LDFLAGS $(nccl_gpu_flags link))
 else
@@ -35,12 +34,12 @@ else
     link=($EMU_LDFLAGS)
 fi
 
-# add_object NN SOURCE PREFIX: exercise NN's file compiled with its contract, its functions renamed PREFIX<name>.
+# add_object NN SOURCE PREFIX: exercise NN's file compiled as its suite compiles it (one compile serves both),
+# its functions renamed PREFIX<name>.
 objects=()
 add_object() {
     local obj="$out/$3$(basename "$2" .cu).o"
-    checker/scripts/nvcc-cached.sh "$obj" "$2" $objflags -include "checker/contracts/ex$1.h" -c 2>"$obj.log" &&
-        localize_object "$obj" "$1" "$3" && objects+=("$obj")
+    kernel_object "$backend" "$1" "$2" "$obj" "$3" && objects+=("$obj")
 }
 for nn in 17 19; do
     add_object "$nn" "$(solution_file "$nn")" ref_ || sayf 'The reference %s did not compile.' "$(solution_file "$nn")"
