@@ -57,6 +57,7 @@ if [ "$mode" != show ]; then
         objects+=("$out/ref_allreduce_ex$nn.o")
     fi
     if [ ! -f "$main" ] || [ -n "$(find checker/bench/bench_allreduce.cu checker/bench/allreduce_*.cuh -newer "$main")" ]; then
+        progress_note "$(textf 'Building the timing program of make bench (once)...')"
         $NVCC $flags -c checker/bench/bench_allreduce.cu -o "$main" 2>>"$out/allreduce-build.log" || not_built
     fi
     # (The object carries the emulator's host checks on a GPU machine: ubsan_quiet.o answers them.)
