@@ -110,12 +110,13 @@ else
     say ""
     say "PyTorch is not installed for python3 here, so Part III's kernels are not timed beside it."
 fi
-# Part IV: the all-reduces across this machine's GPUs beside NCCL (on one GPU, a sentence that says why not).
-checker/scripts/bench-allreduce.sh
-# This GPU's tables for the speed line of every later passing grade (checker/scripts/speed.sh).
-checker/scripts/speed.sh cache
 if command -v python3 >/dev/null && python3 -c 'import matplotlib' 2>/dev/null; then
     python3 checker/bench/chart.py "$out/bench.csv" "$out/bench.png" && say "" && say "Chart: $out/bench.png"
 else
     python3 checker/bench/chart.py "$out/bench.csv" 2>/dev/null || true
 fi
+# Part IV: the all-reduces across this machine's GPUs beside NCCL, with their chart (on one GPU, a sentence
+# that says why not).
+checker/scripts/bench-allreduce.sh
+# This GPU's tables for the speed line of every later passing grade (checker/scripts/speed.sh).
+checker/scripts/speed.sh cache
