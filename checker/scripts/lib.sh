@@ -250,9 +250,13 @@ kernel_nvcc_flags() {
     esac
 }
 
-# The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line.
+# The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line. A declaration may
+# span lines (exercises 16 to 19 break long ones): the preprocessor's lines and the comments are taken out, and
+# what is left is read one declaration at a time, up to its ';'.
 contract_functions() {
-    sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$1.h"
+    grep -v '^[[:space:]]*#' "checker/contracts/ex$1.h" | tr '\n' ' ' |
+        sed 's:/\*\([^*]\|\*[^/]\)*\*/::g' | tr ';{}' '\n\n\n' |
+        sed -n 's/^[[:space:]]*[A-Za-z_][A-Za-z_0-9 *]*[ *]\([a-z_0-9]*\)(.*)[[:space:]]*$/\1/p'
 }
 
 # localize_object OBJ NN [PREFIX]: makes every global symbol of OBJ local but the functions of exercise

@@ -243,6 +243,18 @@ bench_check() {   # BACKEND
         verdict "bench-$1" 1 "make bench's program on $1: every version's sums right"
     else verdict "bench-$1" 0 "make bench's program on $1: $(tail -n 1 "$log") (log: $log)"; fi
 }
+# Part IV's all-reduces (checker/bench/bench_allreduce.cu) on the devices of BACKEND, results checked once per
+# size; a GPU machine of one GPU has no ring to run them on.
+allreduce_check() {   # BACKEND
+    local log="$work/allreduce-check-$1.log" line
+    if checker/scripts/bench-allreduce.sh --check "$1" >"$log" 2>&1; then
+        line=$(tail -n 1 "$log")
+        case $line in
+        "not run:"*) verdict "allreduce-$1" skip "make bench's all-reduces on $1 ${DIM}(${line#not run: })${RESET}" ;;
+        *) verdict "allreduce-$1" 1 "make bench's all-reduces on $1: every contender's result right" ;;
+        esac
+    else verdict "allreduce-$1" 0 "make bench's all-reduces on $1: $(tail -n 1 "$log") (log: $log)"; fi
+}
 sass_boxes() {
     with_dev_tools
     if command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; then
@@ -314,6 +326,7 @@ run_job() {
         harness) harness_tests ;;
         emu-test) emu_tests ;;
         bench-*) bench_check "${2#bench-}" ;;
+        allreduce-*) allreduce_check "${2#allreduce-}" ;;
         ladders) check_cmd ladders "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check ;;
         sass) sass_boxes ;;
         show-lessons) show_check show-lessons "make show's pictures in the lessons (checker/show/lessons.py --check)" \
@@ -343,7 +356,7 @@ bad_count=$(checker/scripts/badinputs.sh --count)
 mistake_count=$(checker/scripts/mistakes.sh --count)
 checker/scripts/badinputs.sh --list >"$work/bad.list"
 checker/scripts/mistakes.sh --list >"$work/mistakes.list"
-checks="harness emu-test $(printf 'bench-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom outputs"
+checks="harness emu-test $(printf 'bench-%s ' $backends)$(printf 'allreduce-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom outputs"
 guess() {   # NN KIND: seconds
     local s=3
     case $1 in 08) s=11 ;; 12) s=14 ;; esac
@@ -364,7 +377,7 @@ guess() {   # NN KIND: seconds
         index=$((index + 1)); printf '%s\t%s\tmistake %s\n' "$(guess "$(basename "$(dirname "$entry")" | sed 's/^ex//')" grade)" "$entry" "$index"
     done <"$work/mistakes.list"
     for c in $checks; do
-        case $c in emu-test) s=85 ;; bench-*) s=55 ;; show-lessons) s=40 ;; sass | show) s=20 ;;
+        case $c in emu-test) s=85 ;; bench-*) s=55 ;; allreduce-*) s=8 ;; show-lessons) s=40 ;; sass | show) s=20 ;;
                    report-editions | classroom) s=10 ;; outputs) s=30 ;; *) s=1 ;; esac
         printf '%s\t%s\tcheck %s\n' "$s" "$c" "$c"
     done
@@ -377,7 +390,7 @@ total=$(wc -l <"$work/queue.timed")
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
 : >"$work/durations"
-export -f run_item judge finished verdict run_scripted with_dev_tools show_check check_cmd harness_tests emu_tests bench_check sass_boxes \
+export -f run_item judge finished verdict run_scripted with_dev_tools show_check check_cmd harness_tests emu_tests bench_check allreduce_check sass_boxes \
     candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
 export items work total backends sep
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }

@@ -9,6 +9,7 @@
 #   speed.sh cache      after `make bench`: keeps its tables for this GPU's speed lines
 #   speed.sh measure NN only the timing (grade.sh starts it as soon as the GPU's suite has passed, while the
 #                       emulator's suite still runs); speed.sh show NN then prints the line from its files.
+# Exercises 17 and 19 (across GPUs, beside NCCL) are checker/scripts/speed-allreduce.sh's.
 set -u
 . checker/scripts/lib.sh
 gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1; }
@@ -17,7 +18,7 @@ cache_dir() { echo "$STATE_DIR/bench-cache/$(gpu_name | tr 'A-Z' 'a-z' | sed -E 
 if [ "${1:-}" = cache ]; then
     [ -n "$(gpu_name)" ] || exit 0
     mkdir -p "$(cache_dir)"
-    for f in bench.csv rows.csv roofline.csv; do
+    for f in bench.csv rows.csv roofline.csv allreduce.csv; do
         [ -f "$BUILD/gpu/bench/$f" ] && cp "$BUILD/gpu/bench/$f" "$(cache_dir)/"
     done
     exit 0
@@ -26,6 +27,8 @@ mode=both
 case ${1:-} in measure | show) mode=$1; shift ;; esac
 nn=$1
 [ "$BACKEND" = gpu ] && [ -n "${HAVE_GPU:-}" ] || exit 0
+# Part IV's all-reduces: timed across the GPUs, busbw beside NCCL's (checker/scripts/speed-allreduce.sh).
+case $nn in 17 | 19) exec checker/scripts/speed-allreduce.sh "$mode" "$nn" "$(cache_dir)" "$(gpu_name)" ;; esac
 
 # What make bench calls this exercise's kernels, the version before them (and its exercise), and the size
 # they are timed at.
