@@ -10,15 +10,15 @@
 //   owner's output), copies the other chunks from their owners' outputs (all-gather), meet (nobody reads this
 //   rank's output any more).
 // Why: one kernel launch and two or three meets per call, where the ring of exercise 17 takes 2 (ranks - 1)
-//   steps, each a copy and a kernel. A small message costs latency, not bandwidth: NCCL's ~80-90 us at 1 MB
-//   on 2 to 4 H200s is mostly steps and launches.
+//   steps, each a copy and a kernel. A small message costs latency, not bandwidth: on 2 H200s NCCL took 21 us
+//   at 1 MB and 32 us at 4 MB, this one-shot 11 and 22 (checker/bench/results/, make bench).
 // Speed: one-shot reads (ranks - 1) x n x 4 bytes over the links per rank: every rank reads every input,
 //   which stops paying as n grows (the ring moves 2 (ranks - 1) / ranks x n x 4). Two-shot reads and writes
 //   2 (ranks - 1) / ranks x n x 4, as the ring, in one kernel: the middle ground.
 //   A small message is latency-bound: a peer's load takes microseconds over NVLink, so the speed is the bytes
 //   in flight at once. Grids of up to MAX_BLOCKS blocks of 1024 threads, and the one-shot loads 16 bytes (4
 //   floats) per rank and thread where every pointer is 16-byte aligned: with 256 threads, 16 blocks and one
-//   float each, it took 77.5 us at 1 MB on 2 H200s, 4x NCCL's 19.4 us (make bench, 2026-11-28).
+//   float each, it took 77.5 us at 1 MB on 2 H200s, four times NCCL's time (make bench, 2026-11-28).
 // The flaw that remains: the blocks spin while they wait; a rank that starts late holds every other one.
 //   Grids are capped at MAX_BLOCKS (small messages); the flags cost 3 x MAX_BLOCKS x MAX_RANKS words.
 // Preconditions: peer access between every pair; every rank the same n and the same grid (the meets pair
