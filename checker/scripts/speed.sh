@@ -51,6 +51,20 @@ type=int
 [ "$nn" = 10 ] && type=float
 n=$((1 << sums_log2)) shape=65536x1024
 cache=$(cache_dir)
+# PyTorch's time for a kernel's work at the line's shape (KERNEL is make bench's name, TYPE its type), in us:
+# "eager / torch.compile" from make bench's table, or the first grade's "eager"; nothing where there is none.
+torch_us() {   # KERNEL TYPE
+    local op t=$2
+    case $1 in *softmax*) op=softmax ;; *layernorm*) op=layer_norm ;; *rmsnorm*) op=rms_norm ;; *) op=row_stats ;; esac
+    [ "$t" = float ] && t=fp32
+    if [ -f "$cache/roofline.csv" ]; then
+        awk -F, -v s="$shape" -v o="$op" -v t="$t" '$1 == s && $2 == o && $3 == t && $4 == "ours" {
+            printf ($10 != "" ? "%.1f / %.1f" : "%.1f"), $9, $10; exit }' "$cache/roofline.csv"
+    elif [ -f "$cache/first-eager.csv" ]; then
+        awk -F, -v s="$shape" -v o="$op" -v t="$t" '$1 == s && $2 == o && $3 == t { printf "%.1f", $4; exit }' \
+            "$cache/first-eager.csv"
+    fi
+}
 # The PyTorch operations this exercise's line compares with (a regular expression of rows_torch.py's labels).
 torch_ops() { case $nn in 13) echo row_stats ;; 14) echo softmax ;; 15) echo 'layer_norm|rms_norm' ;; *) echo . ;; esac; }
 
@@ -162,8 +176,12 @@ else
     say ""
     say "$BOLD$(textf 'Speed on %s, %s rows of %s, cold L2; %% of a copy of the same bytes:' \
         "$(gpu_name)" "${shape%x*}" "${shape#*x}")$RESET"
-    # One line per kernel: yours (timed now) beside the reference (make bench's or the first grade's).
-    reference_kept && printf '  %-30s %29s %19s\n' "" "$mine_label" "$(textf 'reference')"
+    # One line per kernel: yours (timed now) beside the reference (make bench's or the first grade's) and
+    # PyTorch's call for the same work (make bench's eager and torch.compile, or the first grade's eager).
+    torch_head=""
+    if [ -f "$cache/roofline.csv" ]; then torch_head=$(textf 'PyTorch eager / compile')
+    elif [ -f "$cache/first-eager.csv" ]; then torch_head=$(textf 'PyTorch eager'); fi
+    reference_kept && printf '  %-22s %30s %18s  %s\n' "" "$mine_label" "$(textf 'reference')" "$torch_head"
     while IFS=, read -r sh type kernel us _ _ ok; do
         case "$kernel" in "ex$nn "*" (yours)") ;; *) continue ;; esac
         [ "$sh" = "$shape" ] && [ "$ok" = 1 ] || continue
@@ -175,22 +193,15 @@ else
         copy_gbps=$(awk -F, -v s="$shape" -v t="$([ $size = 2 ] && echo 16-bit || echo float)" \
             '$1 == s && $2 == t && $3 == "copy (reference)" { print $6; exit }' "$out/rows.csv")
         awk -v l="${base#ex$nn } $type" -v us="$us" -v ref="$(kept rows.csv "$shape" "$type" "$base")" \
-            -v b="$bytes" -v c="$copy_gbps" 'BEGIN {
+            -v torch="$(torch_us "$base" "$type")" -v b="$bytes" -v c="$copy_gbps" 'BEGIN {
             gbps = b / us / 1e3
-            printf "  %-30s %9.1f us %6.0f GB/s %4.0f%%", l, us, gbps, c ? 100 * gbps / c : 0
-            if (ref != "") printf " %10.1f us %4.0f%%", ref, c ? 100 * (b / ref / 1e3) / c : 0
+            printf "  %-22s %8.1f us %5.0f GB/s %4.0f%%", l, us, gbps, c ? 100 * gbps / c : 0
+            if (ref != "") printf " %9.1f us %4.0f%%", ref, c ? 100 * (b / ref / 1e3) / c : 0
+            else if (torch != "") printf " %18s", ""
+            if (torch != "") printf "  %s us", torch
             printf "\n" }'
         shown=1
     done <"$out/rows.csv"
-    # PyTorch at the same shape: make bench's eager and torch.compile, else the first grade's eager.
-    if [ $shown = 1 ] && [ -f "$cache/roofline.csv" ]; then
-        awk -F, -v shape="$shape" 'NR > 1 && $1 == shape && $4 == "ours" {
-            printf "  PyTorch %-22s %9.1f us eager, %.1f us torch.compile\n", $2 " " $3, $9, $10 }' \
-            "$cache/roofline.csv" | grep -iE "$(torch_ops)"
-    elif [ $shown = 1 ] && [ -f "$cache/first-eager.csv" ]; then
-        awk -F, -v shape="$shape" '$1 == shape && !seen[$2 FS $3]++ {
-            printf "  PyTorch %-22s %9.1f us eager\n", $2 " " $3, $4 }' "$cache/first-eager.csv" | grep -iE "$(torch_ops)"
-    fi
 fi
 [ $shown = 1 ] && [ -f "$out/first.said" ] && say "$DIM$(cat "$out/first.said")$RESET"
 if [ $shown = 1 ] && ! reference_kept; then
