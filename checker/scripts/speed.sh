@@ -9,6 +9,7 @@
 #   speed.sh cache      after `make bench`: keeps its tables for this GPU's speed lines
 #   speed.sh measure NN only the timing (grade.sh starts it as soon as the GPU's suite has passed, while the
 #                       emulator's suite still runs); speed.sh show NN then prints the line from its files.
+#   speed.sh first NN   exit status 0 when this grade's timing will time the reference too (a GPU's first day)
 # Exercises 17 and 19 (across GPUs, beside NCCL) are checker/scripts/speed-allreduce.sh's.
 set -u
 . checker/scripts/lib.sh
@@ -24,7 +25,7 @@ if [ "${1:-}" = cache ]; then
     exit 0
 fi
 mode=both
-case ${1:-} in measure | show) mode=$1; shift ;; esac
+case ${1:-} in measure | show | first) mode=$1; shift ;; esac
 nn=$1
 [ "$BACKEND" = gpu ] && [ -n "${HAVE_GPU:-}" ] || exit 0
 # Part IV's all-reduces: timed across the GPUs, busbw beside NCCL's (checker/scripts/speed-allreduce.sh).
@@ -45,7 +46,8 @@ case $nn in
 10) mine="ex10 compensated" before="" ;;
 11) mine="ex11 fastest" before="v6 shuffle" before_nn=07 ;;
 13 | 14 | 15 | 16) mine="ex$nn" before="" ;;
-*) sayf 'make bench does not time exercise %s, so its grade shows no speed.' "$nn"; exit 0 ;;
+*) [ "$mode" = first ] && exit 1
+   sayf 'make bench does not time exercise %s, so its grade shows no speed.' "$nn"; exit 0 ;;
 esac
 type=int
 [ "$nn" = 10 ] && type=float
@@ -88,6 +90,8 @@ reference_kept() {
         cat "$cache/rows.csv" "$cache/first-rows.csv" 2>/dev/null | grep -q "^$shape,[^,]*,ex$nn [^(]*,[^(]*$"
     fi
 }
+
+if [ "$mode" = first ]; then reference_kept && exit 1; exit 0; fi
 
 # The timing program with the learner's kernel: bench.cu built once, the grade's own object renamed; the first
 # time on this GPU, the reference (and the version before it) too, and CUB's bench.cu for sums.
