@@ -10,20 +10,24 @@
 //   owner's output), copies the other chunks from their owners' outputs (all-gather), meet (nobody reads this
 //   rank's output any more).
 // Why: one kernel launch and two or three meets per call, where the ring of exercise 17 takes 2 (ranks - 1)
-//   steps, each a copy and a kernel. A small message costs latency, not bandwidth: NCCL's ~80-90 us at 1 MB
-//   on 2 to 4 H200s is mostly steps and launches.
+//   steps, each a copy and a kernel. A small message costs latency, not bandwidth: on 2 H200s NCCL took 21 us
+//   at 1 MB and 32 us at 4 MB, this one-shot 11 and 22 (checker/bench/results/, make bench).
 // Speed: one-shot reads (ranks - 1) x n x 4 bytes over the links per rank: every rank reads every input,
 //   which stops paying as n grows (the ring moves 2 (ranks - 1) / ranks x n x 4). Two-shot reads and writes
 //   2 (ranks - 1) / ranks x n x 4, as the ring, in one kernel: the middle ground.
+//   A small message is latency-bound: a peer's load takes microseconds over NVLink, so the speed is the bytes
+//   in flight at once. Grids of up to MAX_BLOCKS blocks of 1024 threads, and the one-shot loads 16 bytes (4
+//   floats) per rank and thread where every pointer is 16-byte aligned: with 256 threads, 16 blocks and one
+//   float each, it took 77.5 us at 1 MB on 2 H200s, four times NCCL's time (make bench, 2026-11-28).
 // The flaw that remains: the blocks spin while they wait; a rank that starts late holds every other one.
-//   Grids are capped at MAX_BLOCKS (small messages); the flags cost ranks x 3 x MAX_BLOCKS words.
+//   Grids are capped at MAX_BLOCKS (small messages); the flags cost 3 x MAX_BLOCKS x MAX_RANKS words.
 // Preconditions: peer access between every pair; every rank the same n and the same grid (the meets pair
 //   block b with block b); all blocks of a grid resident at once (MAX_BLOCKS is far below any GPU's).
 // Result: every d_out[r] holds the sum once every streams[r] has finished; every rank the same bits.
 #include <cuda/atomic>
 
-#define THREADS 256
-#define MAX_BLOCKS 16
+#define THREADS 1024
+#define MAX_BLOCKS 40   // 3 phases x 40 blocks x 8 ranks = 960 flags, of ALLREDUCE_FLAG_WORDS
 #define MAX_RANKS 8
 
 #define CHECK(call)                                 \
@@ -61,11 +65,31 @@ __device__ void meet(const Ranks &k, int rank, int ranks, int phase, unsigned ep
     __syncthreads();   // and the whole block goes on once every peer has arrived
 }
 
-// out[rank][i] = the sum of every rank's in[.][i], in the order of the ranks: the same bits on every rank.
+// Whether every rank's input and this rank's output start on a 16-byte boundary (cudaMalloc's do; a pointer
+// into the middle of a buffer may not), so that 4 floats move in one load or store.
+__device__ bool packs_fit(const Ranks &k, int rank, int ranks)
+{
+    bool fit = ((size_t)k.out[rank] & 15) == 0;
+    for (int r = 0; r < ranks; r++) fit = fit && ((size_t)k.in[r] & 15) == 0;
+    return fit;
+}
+
+// out[rank][i] = the sum of every rank's in[.][i], in the order of the ranks: the same bits on every rank, by
+// 4-float packs where they fit, each element alone after them.
 __global__ void oneshot_kernel(Ranks k, int rank, int ranks, size_t n, unsigned epoch)
 {
+    const size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
     meet(k, rank, ranks, 0, epoch);   // every rank's kernel has begun: its input is in place
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const size_t packs = packs_fit(k, rank, ranks) ? n / 4 : 0;
+    for (size_t p = first; p < packs; p += stride) {
+        float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int r = 0; r < ranks; r++) {
+            const float4 v = reinterpret_cast<const float4 *>(k.in[r])[p];
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+        reinterpret_cast<float4 *>(k.out[rank])[p] = s;
+    }
+    for (size_t i = 4 * packs + first; i < n; i += stride) {
         float s = 0.0f;
         for (int r = 0; r < ranks; r++) s += k.in[r][i];
         k.out[rank][i] = s;
@@ -113,8 +137,9 @@ static cudaError_t launch_all(bool two_shot, const float *const *d_in, float *co
         k.flags[r] = d_flags[r];
     }
     epoch++;
+    const size_t per_thread = two_shot ? 1 : 4;   // floats per thread and step: the one-shot's packs
     const size_t per_rank = two_shot ? (n + ranks - 1) / ranks : n;
-    const size_t want = (per_rank + THREADS - 1) / THREADS;
+    const size_t want = (per_rank + per_thread * THREADS - 1) / (per_thread * THREADS);
     const unsigned blocks = (unsigned)(want < MAX_BLOCKS ? want : MAX_BLOCKS);
     for (int r = 0; r < ranks; r++) {
         CHECK(cudaSetDevice(devices[r]));

@@ -11,7 +11,8 @@
 // `bench MAX_LOG2 CSV --check` runs every version once per size and checks it, with no timing: that is
 // how `make test` runs this program on the emulator. `bench LOG2 CSV --speed` times what is linked at one
 // size alone (2^LOG2 elements; Part III at one shape) beside a copy, and writes only the CSV: the speed line
-// of a passing grade (checker/scripts/speed.sh), with the learner's kernel linked alone.
+// of a passing grade (checker/scripts/speed.sh), with the learner's kernel linked alone, or with the
+// reference beside it the first time on a GPU (`--speed --library` adds CUB's row).
 
 #include <algorithm>
 #include <chrono>
@@ -184,6 +185,15 @@ static double median(std::vector<float> v)
 
 static bool check_only;  // --check: run once and check, no timing
 static bool speed_only;  // --speed: one size, no library rows, nothing printed but the CSV
+#ifndef BENCH_NO_CUB
+static bool speed_library;  // --speed --library: CUB's row too (a speed line's first timing on a GPU)
+#endif
+
+// One row of the CSV: what make bench's tables and the speed line read (gbps: bytes over the cold time).
+static void csv_row(FILE *csv, int n, const char *type, const char *name, const timing &t, double bytes)
+{
+    if (csv) fprintf(csv, "%d,%s,%s,%.2f,%.2f,%.1f,%d\n", n, type, name, t.cold_us, t.warm_us, bytes / t.cold_us / 1e3, t.ok);
+}
 
 struct flusher {
     void *d_buf;
@@ -313,9 +323,7 @@ static void print_host_timed(const T *d_in, T *d_result, int n, double exact, fl
             printf("  %-26s %11.1f %9.0f %8.2f %11.1f\n", r.name, r.t.cold_us, bytes / r.t.cold_us / 1e3,
                    cub_us ? cub_us / r.t.cold_us : 0, r.t.warm_us);
         }
-        if (csv)
-            fprintf(csv, "%d,%s,%s (host clock),%.2f,%.2f,%.1f,%d\n", n, type_name(T()), r.name, r.t.cold_us,
-                    r.t.warm_us, bytes / r.t.cold_us / 1e3, r.t.ok);
+        csv_row(csv, n, type_name(T()), (std::string(r.name) + " (host clock)").c_str(), r.t, bytes);
     }
 }
 #endif
@@ -358,11 +366,14 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
         timing copy = time_it([&] { CHECK(cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice)); },
                        d_result, NAN, flush);  // a copy has no sum to check
         if (speed_only) {
-            for (size_t k = 0; k < versions.size(); k++)
-                if (csv) fprintf(csv, "%d,%s,%s,%.2f,%.2f,%.1f,%d\n", n, type, versions[k].name, times[k].cold_us,
-                                 times[k].warm_us, bytes / times[k].cold_us / 1e3, times[k].ok);
-            if (csv) fprintf(csv, "%d,%s,copy (reference),%.2f,%.2f,%.1f,1\n", n, type, copy.cold_us, copy.warm_us,
-                             bytes / copy.cold_us / 1e3);
+            for (size_t k = 0; k < versions.size(); k++) csv_row(csv, n, type, versions[k].name, times[k], bytes);
+            csv_row(csv, n, type, "copy (reference)", copy, bytes);
+#ifndef BENCH_NO_CUB
+            if (speed_library)
+                csv_row(csv, n, type, "CUB DeviceReduce",
+                        time_it([&] { CHECK(cub::DeviceReduce::Sum(d_cub_temp, cub_temp_bytes, d_in, d_result, n)); },
+                                d_result, exact, flush), bytes);
+#endif
             continue;
         }
 #ifndef BENCH_NO_CUB
@@ -390,7 +401,7 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
                        100 * gbps / peak_gbps, v1_us ? v1_us / t.cold_us : 0, cub.cold_us / t.cold_us,
                        t.warm_us);
             }
-            if (csv) fprintf(csv, "%d,%s,%s,%.2f,%.2f,%.1f,%d\n", n, type, name, t.cold_us, t.warm_us, gbps, t.ok);
+            csv_row(csv, n, type, name, t, bytes);
         };
         for (size_t k = 0; k < versions.size(); k++) print_row(versions[k].name, times[k]);
         print_row("CUB DeviceReduce", cub);
@@ -420,6 +431,9 @@ int main(int argc, char **argv)
     const char *csv_path = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
     check_only = argc > 3 && !strcmp(argv[3], "--check");
     speed_only = argc > 3 && !strcmp(argv[3], "--speed");
+#ifndef BENCH_NO_CUB
+    speed_library = speed_only && argc > 4 && !strcmp(argv[4], "--library");
+#endif
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     size_t free_bytes, total_bytes;

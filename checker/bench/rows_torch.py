@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """rows_torch.py OUTDIR - Part III at the roofline: exercise 16's row mapping beside PyTorch on this GPU.
+rows_torch.py --eager CSV ROWS COLS OPS - PyTorch eager alone at one shape, for the speed line (speed.sh).
 
 OUTDIR holds librows_ref.so (solutions/ex16_row_mapping.cu built as a library by `make bench`) and, once
 exercise 16 passes, librows_my.so (yours). At seven shapes, for softmax (fp32, fp16), LayerNorm (fp16),
@@ -101,6 +102,48 @@ def wrong_values(op, y, x, cols):
     return int(((err > tol) | torch.isnan(err)).sum().item())
 
 
+def time_interleaved(contenders):
+    """Each contender's median cold time in us: the contenders take turns within each repeat, each call after
+    an L2 flush and queued behind a sleeping GPU."""
+    events = {name: [] for name, _ in contenders}
+    for _ in range(REPEATS):
+        for name, call in contenders:
+            flush_buf.zero_()
+            torch.cuda._sleep(SLEEP_CYCLES)
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            call()
+            stop.record()
+            events[name].append((start, stop))
+    torch.cuda.synchronize()
+    return {n: statistics.median(s.elapsed_time(e) * 1000 for s, e in ev) for n, ev in events.items()}
+
+
+def input_rows(rows, cols, dtype):
+    """The input of one shape and type: whole 1/64ths in [-4, 4), which fp16 and bf16 hold exactly."""
+    gen = torch.Generator(device=dev).manual_seed(rows * 31 + cols)
+    return (torch.randint(-256, 256, (rows, cols), device=dev, generator=gen).float() / 64).to(dtype)
+
+
+def eager_only(path, rows, cols, ops):
+    """--eager: PyTorch eager alone at one shape, for the ops whose label matches the regular expression ops
+    (the speed line's first timing on a GPU where `make bench` has not run). Writes shape,op,type,eager_us."""
+    table = []
+    for op, _, dtype in OPS:
+        if not re.search(ops, op):
+            continue
+        x = input_rows(rows, cols, dtype)
+        w, b = torch.ones(cols, dtype=dtype, device=dev), torch.zeros(cols, dtype=dtype, device=dev)
+        eager = torch_function(op, cols, w, b)
+        eager(x)
+        us = time_interleaved([("eager", lambda: eager(x))])
+        table.append(["%dx%d" % (rows, cols), op, TYPE[dtype], "%.2f" % us["eager"]])
+        del x
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([["shape", "op", "type", "eager_us"]] + table)
+    return 0
+
+
 def compile_cache_path():
     slug = re.sub(r"[^a-z0-9]+", "-", props.name.lower()).strip("-")
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "torch-compile-%s.csv" % slug)
@@ -115,6 +158,8 @@ def read_compile_cache():
 
 
 def main(argv):
+    if len(argv) == 6 and argv[1] == "--eager":
+        return eager_only(argv[2], int(argv[3]), int(argv[4]), argv[5])
     if len(argv) != 2:
         print(__doc__.strip().split("\n\n")[0], file=sys.stderr)
         return 2
@@ -141,8 +186,7 @@ def main(argv):
                                                             "eager us", "compile", "x best"))
         for op, fn, dtype in OPS:
             shape = "%dx%d" % (rows, cols)
-            gen = torch.Generator(device=dev).manual_seed(rows * 31 + cols)
-            x = (torch.randint(-256, 256, (rows, cols), device=dev, generator=gen).float() / 64).to(dtype)
+            x = input_rows(rows, cols, dtype)
             per_element = op != "row_stats"
             y = torch.empty((rows, cols) if per_element else (2 * rows,), dtype=dtype if per_element else torch.float32,
                             device=dev)
@@ -171,18 +215,7 @@ def main(argv):
                         print("  %-12s %-5s %s: %d values outside the bound" % (op, TYPE[dtype], name, bad))
                 else:
                     call()
-            events = {name: [] for name, _ in contenders}
-            for _ in range(REPEATS):
-                for name, call in contenders:
-                    flush_buf.zero_()
-                    torch.cuda._sleep(SLEEP_CYCLES)
-                    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    call()
-                    stop.record()
-                    events[name].append((start, stop))
-            torch.cuda.synchronize()
-            us = {n: statistics.median(s.elapsed_time(e) * 1000 for s, e in ev) for n, ev in events.items()}
+            us = time_interleaved(contenders)
             if measure_compile:
                 compiled_rows.append([shape, op, TYPE[dtype], "%.2f" % us["compile"]])
             elif (shape, op, TYPE[dtype]) in cached:

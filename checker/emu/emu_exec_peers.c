@@ -28,6 +28,11 @@ static const char emu_msg_peer_unordered[] = N_(
     "release at system scope after it (__threadfence_system() and then the flag's store, or st.release.sys: "
     "cuda::atomic_ref<int, cuda::thread_scope_system>(flag).store(epoch, cuda::memory_order_release)), and "
     "the reader reads the data only after it has read that flag.");
+/* The same without the general rule, where the reason already says what to do: the writer released its data
+ * and only the reader's load of the flag acquired nothing, or the writer's release was at gpu scope. */
+static const char emu_msg_peer_unordered_reader[] = N_(
+    "reads %s%s, which the kernel on device %d wrote at the other line, and nothing orders this read after "
+    "that write: %s On a GPU machine the read may see the old bytes.");
 static const char emu_msg_peer_no_flag[] = N_("this kernel read no flag that device %d set after the write.");
 static const char emu_msg_peer_unfenced[] = N_(
     "the flag that this kernel read (%s) was written by device %d at %s without a release: no "
@@ -109,11 +114,13 @@ static void start(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const emu_
     if (name && what[name] == '[' && name < sizeof r->array) snprintf(r->array, sizeof r->array, "%.*s", (int)name, what);
 }
 
-/* What the flags this kernel read from device `device` lacked, as a sentence: seen is the last one. */
-static void lacked(emu_ctx *x, const emu_ctx *b, const emu_peer_flag *seen, int late, char *buf, size_t len)
+/* What the flags this kernel read from device `device` lacked, as a sentence: seen is the last one. Returns 1
+ * when the sentence already says what the writer should have done (a release at gpu scope: system scope), so
+ * that the report does not say the general rule again. */
+static int lacked(emu_ctx *x, const emu_ctx *b, const emu_peer_flag *seen, int late, char *buf, size_t len)
 {
     char flag[300] = "", at[300] = "";
-    if (!seen->seq) { snprintf(buf, len, emu_text(emu_msg_peer_no_flag), b->device); return; }
+    if (!seen->seq) { snprintf(buf, len, emu_text(emu_msg_peer_no_flag), b->device); return 0; }
     const emu_alloc *fa = emu_mem_lookup((uintptr_t)seen->word, 4);
     if (fa) emu_peers_name(x, fa, seen->word, 4, flag, sizeof flag);
     emu_place place, call;
@@ -121,8 +128,11 @@ static void lacked(emu_ctx *x, const emu_ctx *b, const emu_peer_flag *seen, int 
     emu_place_text(&place, at, sizeof at);
     if (late) snprintf(buf, len, emu_text(emu_msg_peer_late), b->device, flag, at);
     else if (seen->how == EMU_PEER_PLAIN) snprintf(buf, len, emu_text(emu_msg_peer_plain), flag, b->device, at);
-    else if (seen->how == EMU_PEER_GPU_SCOPE) snprintf(buf, len, emu_text(emu_msg_peer_gpu_scope), flag, b->device, at);
-    else snprintf(buf, len, emu_text(emu_msg_peer_unfenced), flag, b->device, at);
+    else if (seen->how == EMU_PEER_GPU_SCOPE) {
+        snprintf(buf, len, emu_text(emu_msg_peer_gpu_scope), flag, b->device, at);
+        return 1;
+    } else snprintf(buf, len, emu_text(emu_msg_peer_unfenced), flag, b->device, at);
+    return 0;
 }
 
 /* A strong load of kernel x reads the word at addr: it acquires what kernel b's flag there releases, and a
@@ -193,11 +203,13 @@ void emu_peers_read(emu_ctx *x, emu_warp *w, const emu_insn *in, int l, const em
                 emu_loc_places(x->m, p->relaxed_loc[bi], &place, &call);
                 emu_place_text(&place, at, sizeof at);
                 snprintf(why, sizeof why, emu_text(emu_msg_peer_relaxed), flag, at);
+                emu_diag_report(&r, emu_msg_peer_unordered_reader, what, mem, b->device, why);
             } else {
-                lacked(x, b, seen, seen->seq && seen->how == EMU_PEER_RELEASED && seq >= seen->released, why,
-                       sizeof why);
+                int said = lacked(x, b, seen, seen->seq && seen->how == EMU_PEER_RELEASED && seq >= seen->released,
+                                  why, sizeof why);
+                emu_diag_report(&r, said ? emu_msg_peer_unordered_reader : emu_msg_peer_unordered, what, mem,
+                                b->device, why);
             }
-            emu_diag_report(&r, emu_msg_peer_unordered, what, mem, b->device, why);
         }
         return;
     }

@@ -62,6 +62,8 @@ dev_buffer dev_output(size_t count, size_t elem_size, const void *poison_value);
 dev_buffer dev_output_at(size_t count, size_t elem_size, const void *poison_value, size_t offset_bytes);
 /* Copies the learner's part back to host memory. */
 void dev_fetch(const dev_buffer *b, void *h_out);
+/* cudaMemcpy of bytes from the host to d, landed on the device when it returns (on a GPU too). */
+void harness_copy_in(void *d, const void *h, size_t bytes);
 /* Names the buffer in the emulator's findings ("d_a"); dev_input calls it "d_in", dev_output "d_out". */
 void dev_name(dev_buffer *b, const char *name);
 /* Fails the test if the input (or its guards) changed. */

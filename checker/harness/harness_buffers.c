@@ -23,6 +23,17 @@ void *dev_ptr(const dev_buffer *b)
     return b->d_base + b->guard_bytes + b->offset_bytes;
 }
 
+/* cudaMemcpy from pageable host memory may return before its DMA to the device has landed (CUDA's "API
+ * synchronization behavior"); a learner's kernel on a stream made with cudaStreamNonBlocking does not wait
+ * for the default stream's copy, and could read the bytes from before it, or see its output overwritten by
+ * the poison afterwards (seen on H200s in exercise 18's tests: a NaN in place of a gradient). So on a GPU the
+ * copy has landed before the test goes on; the emulator copies at once. */
+void harness_copy_in(void *d, const void *h, size_t bytes)
+{
+    CUDA_OK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    if (!backend_is_emulator()) CUDA_OK(cudaDeviceSynchronize());
+}
+
 static size_t total_bytes(const dev_buffer *b)
 {
     return 2 * b->guard_bytes + b->offset_bytes + b->count * b->elem_size;
@@ -53,7 +64,7 @@ dev_buffer dev_input(const void *h_data, size_t count, size_t elem_size, const v
     dev_buffer b = make_buffer(count, elem_size, guard_value, offset_bytes);
     dev_name(&b, "d_in");
     if (count) memcpy(b.h_image + b.guard_bytes + offset_bytes, h_data, count * elem_size);
-    CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
+    harness_copy_in(b.d_base, b.h_image, total_bytes(&b));
     return b;
 }
 
@@ -66,7 +77,7 @@ dev_buffer dev_output_at(size_t count, size_t elem_size, const void *poison_valu
 {
     dev_buffer b = make_buffer(count, elem_size, poison_value, offset_bytes);
     dev_name(&b, "d_out");
-    CUDA_OK(cudaMemcpy(b.d_base, b.h_image, total_bytes(&b), cudaMemcpyHostToDevice));
+    harness_copy_in(b.d_base, b.h_image, total_bytes(&b));
     return b;
 }
 

@@ -21,7 +21,7 @@ void *dev_input_repeated(const void *chunk, size_t chunk_bytes, size_t total_byt
     CUDA_OK(cudaMalloc(&d, total_bytes));
     for (size_t from = 0; from < total_bytes; from += chunk_bytes) {
         size_t count = total_bytes - from < chunk_bytes ? total_bytes - from : chunk_bytes;
-        CUDA_OK(cudaMemcpy((char *)d + from, chunk, count, cudaMemcpyHostToDevice));
+        harness_copy_in((char *)d + from, chunk, count);
     }
     return d;
 }

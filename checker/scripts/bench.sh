@@ -3,7 +3,8 @@
 # with CUB (checker/bench/bench.cu), runs it on the GPU, prints the tables and draws the chart.
 # bench.sh --check BACKEND: builds the references alone for BACKEND (gpu or emu) and runs each version
 # once per size, checking its sums with no timing; `make test` does this, so that the float versions of
-# the references (checker/bench/as_float.sed) are known to be right before anyone times them.
+# the references (checker/bench/as_float.sed) are known to be right before anyone times them (and runs
+# checker/scripts/bench-allreduce.sh --check for Part IV's all-reduces).
 # bench.sh --build BACKEND: builds the references' objects and the program for BACKEND and stops there
 # (checker/scripts/device-lessons.sh links those objects with its own candidates).
 set -u
@@ -31,18 +32,18 @@ objects=()
 # side. SCRIPTS are sed scripts for the source, applied in turn (the contract is then not included: its
 # types differ).
 add_object() {
-    local nn=$1 src=$2 prefix=$3 obj include=() script objflags=$flags
+    local nn=$1 src=$2 prefix=$3 obj script
     shift 3
     obj="$out/${prefix}$(basename "$src" .cu).o"
     if [ $# -gt 0 ]; then
         cp "$src" "${obj%.o}.cu" && src="${obj%.o}.cu"
         for script in "$@"; do sed -E -i -f "$script" "$src" || return 1; done
+        checker/scripts/nvcc-cached.sh "$obj" "$src" $flags -c 2>"$obj.log" && localize_object "$obj" "$nn" "$prefix" ||
+            return 1
     else
-        include=(-include "checker/contracts/ex$nn.h")
-        objflags=$(kernel_nvcc_flags "$backend")   # as build-suite.sh compiles it: one compile serves both
+        kernel_object "$backend" "$nn" "$src" "$obj" "$prefix" || return 1   # one compile serves the suite too
     fi
-    checker/scripts/nvcc-cached.sh "$obj" "$src" $objflags "${include[@]}" -c 2>"$obj.log" || return 1
-    localize_object "$obj" "$nn" "$prefix" && objects+=("$obj")
+    objects+=("$obj")
 }
 # A reference that sums ints, as it is and rewritten to sum floats (exercise 11's with one more script).
 add_reference() {
@@ -60,7 +61,7 @@ for nn in $(exercise_numbers); do
     # 10 sums floats already; Part III's row-wise kernels have their own table (checker/bench/bench_rows.cuh)
     10 | 13 | 14 | 15) add_object "$nn" "$sol" ref_ || say "The reference $sol did not compile." ;;
     16) continue ;;  # the row mapping: a library for rows_torch.py, built below
-    19) continue ;;  # small-message all-reduces over several devices: not a sum of one buffer
+    17 | 18 | 19) continue ;;  # Part IV's all-reduces over several devices: bench-allreduce.sh, below
     *) add_reference "$nn" "$sol" ;;
     esac
     if [ $mode = time ] && [ "$(checker/scripts/progress.sh state "$nn")" = done ]; then
@@ -109,10 +110,13 @@ else
     say ""
     say "PyTorch is not installed for python3 here, so Part III's kernels are not timed beside it."
 fi
-# This GPU's tables for the speed line of every later passing grade (checker/scripts/speed.sh).
-checker/scripts/speed.sh cache
 if command -v python3 >/dev/null && python3 -c 'import matplotlib' 2>/dev/null; then
     python3 checker/bench/chart.py "$out/bench.csv" "$out/bench.png" && say "" && say "Chart: $out/bench.png"
 else
     python3 checker/bench/chart.py "$out/bench.csv" 2>/dev/null || true
 fi
+# Part IV: the all-reduces across this machine's GPUs beside NCCL, with their chart (on one GPU, a sentence
+# that says why not).
+checker/scripts/bench-allreduce.sh
+# This GPU's tables for the speed line of every later passing grade (checker/scripts/speed.sh).
+checker/scripts/speed.sh cache

@@ -5,7 +5,8 @@
 # (make bench), compare (GPU vs emulator answers), ncu (emulator metrics vs Nsight Compute), sass (the SASS
 # of exercise 01's atomics on ints and floats, by checker/scripts/sass.sh), part3 (exercises 13 to 15: each
 # reference graded on the GPU, gpu-compare's 16-bit and approximate instructions, make bench's row-wise
-# table beside PyTorch). Needs .deps/ from
+# table beside PyTorch), part4 (exercises 17 to 19: each reference graded on the GPUs, and make bench's
+# all-reduces beside NCCL, the sums' tables at 2^20 only). Needs .deps/ from
 # checker/scripts/device-deps.sh where Check is not installed.
 # Each step's whole log goes to $OUT/logs.tgz (the device tool brings $OUT back); its tail is printed.
 set -u
@@ -33,6 +34,8 @@ save() {
     cp build/gpu/bench/bench.png build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$out/" 2>/dev/null
     cp build/gpu/bench/bench.csv build/gpu/bench/bench.txt "$logs/" 2>/dev/null
     cp build/gpu/bench/rows.csv build/gpu/bench/rows_torch.txt "$logs/" 2>/dev/null
+    cp build/gpu/bench/allreduce.png build/gpu/bench/allreduce.csv build/gpu/bench/allreduce.txt "$out/" 2>/dev/null
+    cp build/gpu/bench/allreduce.csv build/gpu/bench/allreduce.txt "$logs/" 2>/dev/null
     tar -czf "$out/logs.tgz" -C "$logs" .
 }
 
@@ -59,17 +62,30 @@ report() {
     done
 }
 
+# references_graded NN...: each exercise's reference solution graded on this machine's GPUs.
+references_graded() {
+    local nn
+    for nn in "$@"; do
+        echo "----- solution of exercise $nn on the GPU"
+        make --no-print-directory grade-file EX="$nn" FILE="$(ls solutions/ex"${nn}"_*.cu)"
+    done
+}
+
 # Part III on the GPU: each reference solution graded (the emulator-only tests are skipped there), the
 # emulator's 16-bit and approximate instructions against the GPU's, and the row-wise bench (the sums'
 # tables at 2^20 only, to save time) with PyTorch beside it.
 part3() {
-    local nn
-    for nn in 13 14 15; do
-        echo "----- solution of exercise $nn on the GPU"
-        make --no-print-directory grade-file EX=$nn FILE="$(ls solutions/ex${nn}_*.cu)"
-    done
+    references_graded 13 14 15
     echo "----- gpu-compare, the half group"
     ONLY=half make --no-print-directory gpu-compare
+    echo "----- bench"
+    BENCH_MAX_LOG2=20 make --no-print-directory bench
+}
+
+# Part IV on the GPUs: each reference solution graded, then make bench, whose all-reduces are timed on every
+# GPU and on 2 of them beside NCCL (the sums' tables at 2^20 only, to save time).
+part4() {
+    references_graded 17 18 19
     echo "----- bench"
     BENCH_MAX_LOG2=20 make --no-print-directory bench
 }
@@ -87,6 +103,7 @@ for s in "$@"; do
     ncu) step ncu-compare 60 make --no-print-directory ncu-compare ;;
     sass) step atomics-sass 40 bash -c 'checker/scripts/sass.sh atomic-int; checker/scripts/sass.sh atomic-float' ;;
     part3) step part3 80 part3 ;;
+    part4) step part4 80 part4 ;;
     *) echo "device-check: unknown step $s" ;;
     esac
 done

@@ -118,7 +118,11 @@ if [ $status -eq 0 ]; then
     # On a GPU, the speed: the learner's kernel and a copy timed (by the GPU's run, as soon as it passed), the
     # rest from make bench's tables.
     if [ -n "$gpu_run" ]; then
-        progress_note "$(textf 'Timing your kernel on the GPU...')"
+        if checker/scripts/speed.sh first "$nn"; then
+            progress_note "$(textf 'Timing the reference on this GPU, once: later grades reuse its times...')"
+        else
+            progress_note "$(textf 'Timing your kernel on the GPU...')"
+        fi
         wait "$gpu_run"
         progress_done
         cat "$BUILD/gpu/learner/ex$nn/speed.said" 2>/dev/null   # why there is no speed line, if it says so

@@ -250,9 +250,13 @@ kernel_nvcc_flags() {
     esac
 }
 
-# The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line.
+# The functions exercise NN's contract declares (checker/contracts/exNN.h), one name a line. A declaration may
+# span lines (exercises 16 to 19 break long ones): the preprocessor's lines and the comments are taken out, and
+# what is left is read one declaration at a time, up to its ';'.
 contract_functions() {
-    sed -n 's/^[a-z].* \**\([a-z_0-9]*\)(.*);$/\1/p' "checker/contracts/ex$1.h"
+    grep -v '^[[:space:]]*#' "checker/contracts/ex$1.h" | tr '\n' ' ' |
+        sed 's:/\*\([^*]\|\*[^/]\)*\*/::g' | tr ';{}' '\n\n\n' |
+        sed -n 's/^[[:space:]]*[A-Za-z_][A-Za-z_0-9 *]*[ *]\([a-z_0-9]*\)(.*)[[:space:]]*$/\1/p'
 }
 
 # localize_object OBJ NN [PREFIX]: makes every global symbol of OBJ local but the functions of exercise
@@ -268,6 +272,16 @@ localize_object() {
     done
     objcopy "${keep[@]}" --remove-section=.group "$obj" || return 1
     [ -z "$prefix" ] || objcopy "${rename[@]}" "$obj"
+}
+
+# kernel_object BACKEND NN SRC OBJ [PREFIX]: SRC compiled as build-suite.sh compiles exercise NN's file for
+# BACKEND (the contract force-included, through nvcc-cached.sh: make bench, the speed line and the suites
+# share one compile), then localize_object'ed with PREFIX. nvcc's words go to OBJ.log.
+kernel_object() {
+    local backend=$1 nn=$2 src=$3 obj=$4 prefix=${5:-}
+    # shellcheck disable=SC2046 # the flags are words
+    checker/scripts/nvcc-cached.sh "$obj" "$src" $(kernel_nvcc_flags "$backend") -include "checker/contracts/ex$nn.h" \
+        -c 2>"$obj.log" && localize_object "$obj" "$nn" "$prefix"
 }
 
 # metric_label KEY [cell]: how the lessons name a metric of checker/metrics (predict.sh, metrics.sh), in the

@@ -84,6 +84,11 @@ run_traced() {
     lang=$({ echo "${COURSE_LANG:-} ${LANGUAGE:-} ${LC_ALL:-} ${LC_MESSAGES:-} ${LANG:-}";
              cat "$BUILD"/locale/*/LC_MESSAGES/*.mo 2>/dev/null; } | md5sum | cut -c1-8)
     dir="$work/runs/$key"
+    mkdir -p "$work/runs"
+    # One process at a time per run: two asking for the same one (make test's checks side by side, two
+    # terminals) would otherwise build into one folder together and link half-written objects.
+    exec 8>"$dir.lock"
+    flock 8
     if [ ! -f "$dir/done" ]; then
         rm -rf "$dir"
         mkdir -p "$dir"
@@ -103,6 +108,7 @@ run_traced() {
     fi
     cp "$dir/findings.$lang" "$dir/findings" 2>/dev/null
     touch "$dir"   # the newest: kept below
+    exec 8>&-
     echo "$dir"
 }
 
@@ -112,7 +118,7 @@ theirs=""
 [ "$file" != "$ref" ] && [ -n "${ref_fn:-}" ] && theirs=$(run_traced "$ref" "$ref_fn" "$ref_shape")
 progress_done
 # A trace takes up to a few MB: the 48 newest runs are kept (a learner's edits each make one; make test makes 40).
-ls -dt "$work"/runs/*/ 2>/dev/null | tail -n +49 | while IFS= read -r old; do rm -rf "$old"; done
+ls -dt "$work"/runs/*/ 2>/dev/null | tail -n +49 | while IFS= read -r old; do rm -rf "$old" "${old%/}.lock"; done
 if [ ! -f "$mine/trace" ] && [ -f "$mine/status" ]; then
     # it built and ran, and the emulator traced nothing: no kernel was launched (a skeleton's TODOs)
     sayf '%s launched no kernel, so there is nothing to draw yet.' "$file"

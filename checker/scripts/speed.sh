@@ -3,11 +3,14 @@
 # size that fits the exercise, beside a copy of the same bytes, by `make bench`'s own code (checker/bench/
 # bench.cu --speed: the L2 flushed, each run queued behind a busy GPU, the median of repeats). The version
 # before it, the exercise's reference and the library (CUB; PyTorch for Part III) come from the times that
-# `make bench` left for this GPU in .state/bench-cache/ (by the GPU's name): only the learner's kernel and
-# the copy are timed here. Prints nothing on the emulator (the grade said there are no timings there).
+# `make bench` left for this GPU in .state/bench-cache/ (by the GPU's name). Where it left none (a GPU's
+# first day), the first passing grade times them once, in the same run as the learner's kernel, and keeps
+# them there (first-*.csv): no grade needs `make bench` first. Prints nothing on the emulator.
 #   speed.sh cache      after `make bench`: keeps its tables for this GPU's speed lines
 #   speed.sh measure NN only the timing (grade.sh starts it as soon as the GPU's suite has passed, while the
 #                       emulator's suite still runs); speed.sh show NN then prints the line from its files.
+#   speed.sh first NN   exit status 0 when this grade's timing will time the reference too (a GPU's first day)
+# Exercises 17 and 19 (across GPUs, beside NCCL) are checker/scripts/speed-allreduce.sh's.
 set -u
 . checker/scripts/lib.sh
 gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1; }
@@ -16,34 +19,82 @@ cache_dir() { echo "$STATE_DIR/bench-cache/$(gpu_name | tr 'A-Z' 'a-z' | sed -E 
 if [ "${1:-}" = cache ]; then
     [ -n "$(gpu_name)" ] || exit 0
     mkdir -p "$(cache_dir)"
-    for f in bench.csv rows.csv roofline.csv; do
+    for f in bench.csv rows.csv roofline.csv allreduce.csv; do
         [ -f "$BUILD/gpu/bench/$f" ] && cp "$BUILD/gpu/bench/$f" "$(cache_dir)/"
     done
     exit 0
 fi
 mode=both
-case ${1:-} in measure | show) mode=$1; shift ;; esac
+case ${1:-} in measure | show | first) mode=$1; shift ;; esac
 nn=$1
 [ "$BACKEND" = gpu ] && [ -n "${HAVE_GPU:-}" ] || exit 0
+# Part IV's all-reduces: timed across the GPUs, busbw beside NCCL's (checker/scripts/speed-allreduce.sh).
+case $nn in 17 | 19) exec checker/scripts/speed-allreduce.sh "$mode" "$nn" "$(cache_dir)" "$(gpu_name)" ;; esac
 
-# What make bench calls this exercise's kernels, the version before them, and the size they are timed at.
-sums_log2=24
+# What make bench calls this exercise's kernels, the version before them (and its exercise), and the size
+# they are timed at.
+sums_log2=24 before_nn=""
 case $nn in
 01) mine="ex01 atomic" before="" ;;
-02) mine="v1 interleaved" before="ex01 atomic" ;;
-03) mine="v2 sequential" before="v1 interleaved" ;;
-04) mine="v3 first add" before="v2 sequential" ;;
-05) mine="v4 last warp" before="v3 first add" ;;
-06) mine="v5 unrolled" before="v4 last warp" ;;
-07) mine="v6 shuffle" before="v5 unrolled" ;;
-08) mine="ex08 multi-level" before="v6 shuffle" ;;
+02) mine="v1 interleaved" before="ex01 atomic" before_nn=01 ;;
+03) mine="v2 sequential" before="v1 interleaved" before_nn=02 ;;
+04) mine="v3 first add" before="v2 sequential" before_nn=03 ;;
+05) mine="v4 last warp" before="v3 first add" before_nn=04 ;;
+06) mine="v5 unrolled" before="v4 last warp" before_nn=05 ;;
+07) mine="v6 shuffle" before="v5 unrolled" before_nn=06 ;;
+08) mine="ex08 multi-level" before="v6 shuffle" before_nn=07 ;;
 10) mine="ex10 compensated" before="" ;;
-11) mine="ex11 fastest" before="v6 shuffle" ;;
+11) mine="ex11 fastest" before="v6 shuffle" before_nn=07 ;;
 13 | 14 | 15 | 16) mine="ex$nn" before="" ;;
-*) sayf 'make bench does not time exercise %s, so its grade shows no speed.' "$nn"; exit 0 ;;
+*) [ "$mode" = first ] && exit 1
+   sayf 'make bench does not time exercise %s, so its grade shows no speed.' "$nn"; exit 0 ;;
 esac
+type=int
+[ "$nn" = 10 ] && type=float
+n=$((1 << sums_log2)) shape=65536x1024
+cache=$(cache_dir)
+# PyTorch's time for a kernel's work at the line's shape (KERNEL is make bench's name, TYPE its type), in us:
+# "eager / torch.compile" from make bench's table, or the first grade's "eager"; nothing where there is none.
+torch_us() {   # KERNEL TYPE
+    local op t=$2
+    case $1 in *softmax*) op=softmax ;; *layernorm*) op=layer_norm ;; *rmsnorm*) op=rms_norm ;; *) op=row_stats ;; esac
+    [ "$t" = float ] && t=fp32
+    if [ -f "$cache/roofline.csv" ]; then
+        awk -F, -v s="$shape" -v o="$op" -v t="$t" '$1 == s && $2 == o && $3 == t && $4 == "ours" {
+            printf ($10 != "" ? "%.1f / %.1f" : "%.1f"), $9, $10; exit }' "$cache/roofline.csv"
+    elif [ -f "$cache/first-eager.csv" ]; then
+        awk -F, -v s="$shape" -v o="$op" -v t="$t" '$1 == s && $2 == o && $3 == t { printf "%.1f", $4; exit }' \
+            "$cache/first-eager.csv"
+    fi
+}
+# The PyTorch operations this exercise's line compares with (a regular expression of rows_torch.py's labels).
+torch_ops() { case $nn in 13) echo row_stats ;; 14) echo softmax ;; 15) echo 'layer_norm|rms_norm' ;; *) echo . ;; esac; }
 
-# The timing program with the learner's kernel alone: bench.cu built once, the grade's own object renamed.
+# cold_us of LABEL in a CSV of make bench (VERSION column 3 for sums, KERNEL column 3 for rows), matching
+# the size or shape (column 1) and the type (column 2).
+cold() {   # FILE SIZE TYPE LABEL
+    [ -f "$1" ] && awk -F, -v n="$2" -v t="$3" -v l="$4" '$1 == n && $2 == t && $3 == l && $NF == 1 { print $4; exit }' "$1"
+}
+# The same from make bench's table for this GPU, else from the first grade's (first-NAME).
+kept() {   # NAME SIZE TYPE LABEL
+    local us
+    us=$(cold "$cache/$1" "$2" "$3" "$4")
+    [ -n "$us" ] || us=$(cold "$cache/first-$1" "$2" "$3" "$4")
+    echo "$us"
+}
+# Whether this GPU has the reference's time for this exercise's line (from make bench or a first grade).
+reference_kept() {
+    if [ "$nn" -le 11 ]; then
+        [ -n "$(kept bench.csv "$n" "$type" "$mine")" ]
+    else
+        cat "$cache/rows.csv" "$cache/first-rows.csv" 2>/dev/null | grep -q "^$shape,[^,]*,ex$nn [^(]*,[^(]*$"
+    fi
+}
+
+if [ "$mode" = first ]; then reference_kept && exit 1; exit 0; fi
+
+# The timing program with the learner's kernel: bench.cu built once, the grade's own object renamed; the first
+# time on this GPU, the reference (and the version before it) too, and CUB's bench.cu for sums.
 out="$BUILD/gpu/speed"
 mkdir -p "$out"
 obj="$BUILD/gpu/learner/ex$nn/kernel.o"
@@ -56,28 +107,53 @@ not_built() {
     sayf 'The speed is not shown: the timing program did not build (%s says why).' "$out/build.log"
     exit 0
 }
-if [ ! -f "$out/bench_main.o" ] || [ checker/bench/bench.cu -nt "$out/bench_main.o" ] ||
-        [ checker/bench/bench_rows.cuh -nt "$out/bench_main.o" ]; then
-    progress_note "$(textf 'Building the timing program of make bench (once)...')"
-    $NVCC $flags -DBENCH_NO_CUB -c checker/bench/bench.cu -o "$out/bench_main.o" 2>"$out/build.log" || not_built
+main_object() {   # OBJECT [-DBENCH_NO_CUB]: bench.cu's main, built once
+    [ -f "$out/$1" ] && [ "$out/$1" -nt checker/bench/bench.cu ] && [ "$out/$1" -nt checker/bench/bench_rows.cuh ] &&
+        return 0
+    $NVCC $flags -I"$CUDA_HOME/include/cccl" "${@:2}" -c checker/bench/bench.cu -o "$out/$1" 2>>"$out/build.log"
+}
+started=$SECONDS
+first=""
+reference_kept || first=1
+rm -f "$out/build.log" "$out/first.said"
+main=bench_main.o objects=()
+if [ -n "$first" ]; then
+    progress_note "$(textf 'Timing the reference on this GPU, once: later grades reuse its times...')"
+    [ "$nn" -le 11 ] && main=bench_main_cub.o
+    for ref in $nn $before_nn; do
+        kernel_object gpu "$ref" "$(solution_file "$ref")" "$out/ref_ex$ref.o" ref_ 2>>"$out/build.log" || not_built
+        objects+=("$out/ref_ex$ref.o")
+    done
 fi
+if [ "$main" = bench_main.o ]; then main_object "$main" -DBENCH_NO_CUB || not_built
+else main_object "$main" || not_built; fi
 # (The object carries the emulator's host checks on a GPU machine: ubsan_quiet.o answers them.)
 cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ &&
-    $NVCC $flags "$out/bench_main.o" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" 2>>"$out/build.log" ||
-    not_built
+    $NVCC $flags "$out/$main" "${objects[@]}" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" \
+        2>>"$out/build.log" || not_built
 progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
-"$out/speed" "$sums_log2" "$out/speed.csv" --speed >"$out/speed.txt" 2>&1
+"$out/speed" "$sums_log2" "$out/speed.csv" --speed ${first:+--library} >"$out/speed.txt" 2>&1
+if [ -n "$first" ]; then
+    # Kept for this GPU: every row but the learner's and the copy's (timed again at every grade).
+    mkdir -p "$cache"
+    if [ "$nn" -le 11 ]; then
+        grep -v -e ' (yours),' -e ',copy (reference),' "$out/speed.csv" 2>/dev/null >>"$cache/first-bench.csv"
+    else
+        grep -v -e ' (yours),' -e ',copy (reference),' "$out/rows.csv" 2>/dev/null >>"$cache/first-rows.csv"
+        # PyTorch eager at the same shape, for the operations of this exercise, where PyTorch is installed.
+        if python3 -c 'import torch' 2>/dev/null; then
+            python3 checker/bench/rows_torch.py --eager "$out/eager.csv" "${shape%x*}" "${shape#*x}" "$(torch_ops)" \
+                >>"$out/speed.txt" 2>&1 && tail -n +2 "$out/eager.csv" >>"$cache/first-eager.csv"
+        fi
+    fi
+    textf 'The reference was timed once on this GPU (%s s in all); later grades reuse its times.' \
+        "$((SECONDS - started))" >"$out/first.said"
+fi
 progress_done
 fi
 [ "$mode" = measure ] && exit 0
 
-cache=$(cache_dir)
-# cold_us of LABEL in a CSV of make bench (VERSION column 3 for sums, KERNEL column 3 for rows), matching
-# the size or shape (column 1) and the type (column 2).
-cold() {   # FILE SIZE TYPE LABEL
-    [ -f "$1" ] && awk -F, -v n="$2" -v t="$3" -v l="$4" '$1 == n && $2 == t && $3 == l && $NF == 1 { print $4; exit }' "$1"
-}
 line() {   # LABEL US BYTES COPY_GBPS: bytes moved over the time, and that against the copy's GB/s
     [ -n "$2" ] || return 0
     awk -v l="$1" -v us="$2" -v b="$3" -v c="$4" 'BEGIN {
@@ -87,9 +163,7 @@ line() {   # LABEL US BYTES COPY_GBPS: bytes moved over the time, and that again
 mine_label=$(textf 'yours')
 shown=0
 if [ "$nn" -le 11 ]; then
-    type=int
-    [ "$nn" = 10 ] && type=float
-    n=$((1 << sums_log2)) bytes=$((4 << sums_log2))
+    bytes=$((4 << sums_log2))
     mine_us=$(cold "$out/speed.csv" "$n" "$type" "$mine (yours)")
     copy_us=$(cold "$out/speed.csv" "$n" "$type" "copy (reference)")
     [ -n "$mine_us" ] && [ -n "$copy_us" ] || exit 0
@@ -98,19 +172,20 @@ if [ "$nn" -le 11 ]; then
     say "$BOLD$(textf 'Speed on %s, %s %ss (%s MB), cold L2; %% of a copy of the same bytes:' \
         "$(gpu_name)" "2^$sums_log2" "$type" "$((bytes / 1000000))")$RESET"
     line "$mine ($mine_label)" "$mine_us" "$bytes" "$copy_gbps"
-    if [ -f "$cache/bench.csv" ]; then
-        [ -n "$before" ] && line "$before ($(textf 'before'))" "$(cold "$cache/bench.csv" "$n" "$type" "$before")" "$bytes" "$copy_gbps"
-        line "$mine ($(textf 'reference'))" "$(cold "$cache/bench.csv" "$n" "$type" "$mine")" "$bytes" "$copy_gbps"
-        line "CUB DeviceReduce" "$(cold "$cache/bench.csv" "$n" "$type" "CUB DeviceReduce")" "$bytes" "$copy_gbps"
-    fi
+    [ -n "$before" ] && line "$before ($(textf 'before'))" "$(kept bench.csv "$n" "$type" "$before")" "$bytes" "$copy_gbps"
+    line "$mine ($(textf 'reference'))" "$(kept bench.csv "$n" "$type" "$mine")" "$bytes" "$copy_gbps"
+    line "CUB DeviceReduce" "$(kept bench.csv "$n" "$type" "CUB DeviceReduce")" "$bytes" "$copy_gbps"
     shown=1
 else
-    shape=65536x1024
     say ""
     say "$BOLD$(textf 'Speed on %s, %s rows of %s, cold L2; %% of a copy of the same bytes:' \
-        "$(gpu_name)" 65536 1024)$RESET"
-    # One line per kernel: yours (timed now) beside the reference (make bench's, from the cache, when there).
-    [ -f "$cache/rows.csv" ] && printf '  %-30s %29s %19s\n' "" "$mine_label" "$(textf 'reference')"
+        "$(gpu_name)" "${shape%x*}" "${shape#*x}")$RESET"
+    # One line per kernel: yours (timed now) beside the reference (make bench's or the first grade's) and
+    # PyTorch's call for the same work (make bench's eager and torch.compile, or the first grade's eager).
+    torch_head=""
+    if [ -f "$cache/roofline.csv" ]; then torch_head=$(textf 'PyTorch eager / compile')
+    elif [ -f "$cache/first-eager.csv" ]; then torch_head=$(textf 'PyTorch eager'); fi
+    reference_kept && printf '  %-22s %30s %18s  %s\n' "" "$mine_label" "$(textf 'reference')" "$torch_head"
     while IFS=, read -r sh type kernel us _ _ ok; do
         case "$kernel" in "ex$nn "*" (yours)") ;; *) continue ;; esac
         [ "$sh" = "$shape" ] && [ "$ok" = 1 ] || continue
@@ -118,23 +193,22 @@ else
         size=2 out_size=2
         [ "$type" = float ] && size=4 out_size=4
         case "$base" in *row_stats*) out_size=0 ;; esac
-        bytes=$((65536 * 1024 * (size + out_size)))
+        bytes=$(( ${shape%x*} * ${shape#*x} * (size + out_size) ))
         copy_gbps=$(awk -F, -v s="$shape" -v t="$([ $size = 2 ] && echo 16-bit || echo float)" \
             '$1 == s && $2 == t && $3 == "copy (reference)" { print $6; exit }' "$out/rows.csv")
-        awk -v l="${base#ex$nn } $type" -v us="$us" -v ref="$(cold "$cache/rows.csv" "$shape" "$type" "$base")" \
-            -v b="$bytes" -v c="$copy_gbps" 'BEGIN {
+        awk -v l="${base#ex$nn } $type" -v us="$us" -v ref="$(kept rows.csv "$shape" "$type" "$base")" \
+            -v torch="$(torch_us "$base" "$type")" -v b="$bytes" -v c="$copy_gbps" 'BEGIN {
             gbps = b / us / 1e3
-            printf "  %-30s %9.1f us %6.0f GB/s %4.0f%%", l, us, gbps, c ? 100 * gbps / c : 0
-            if (ref != "") printf " %10.1f us %4.0f%%", ref, c ? 100 * (b / ref / 1e3) / c : 0
+            printf "  %-22s %8.1f us %5.0f GB/s %4.0f%%", l, us, gbps, c ? 100 * gbps / c : 0
+            if (ref != "") printf " %9.1f us %4.0f%%", ref, c ? 100 * (b / ref / 1e3) / c : 0
+            else if (torch != "") printf " %18s", ""
+            if (torch != "") printf "  %s us", torch
             printf "\n" }'
         shown=1
     done <"$out/rows.csv"
-    [ $shown = 1 ] && [ -f "$cache/roofline.csv" ] && awk -F, -v shape="$shape" '
-        NR > 1 && $1 == shape && $4 == "ours" {
-            printf "  PyTorch %-22s %9.1f us eager, %.1f us torch.compile\n", $2 " " $3, $9, $10 }' \
-        "$cache/roofline.csv" | grep -iE "$(case $nn in 13) echo row_stats ;; 14) echo softmax ;; 15) echo 'layer_norm|rms_norm' ;; *) echo . ;; esac)"
 fi
-if [ $shown = 1 ] && [ ! -f "$cache/bench.csv" ]; then
+[ $shown = 1 ] && [ -f "$out/first.said" ] && say "$DIM$(cat "$out/first.said")$RESET"
+if [ $shown = 1 ] && ! reference_kept; then
     sayf 'Run `make bench` once on this GPU to see the reference and the library beside your time.'
 fi
 exit 0
