@@ -13,8 +13,9 @@ trap 'rm -rf "$work"' EXIT
 items=("$@")
 [ ${#items[@]} -gt 0 ] || mapfile -t items < <(exercise_numbers)
 seconds() { local start=$EPOCHREALTIME; "$@" >/dev/null 2>&1; awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
-printf '| %-40s | %9s | %13s | %5s |\n' exercise "$BACKEND regrade" "SIM=1 regrade" ratio
-printf '| %-40s | %9s | %13s | %5s |\n' --- --- --- ---
+# make exNN decides the backend itself (a GPU when nvidia-smi finds one): the first column is its regrade.
+printf '| %-40s | %14s | %15s | %5s |\n' exercise "make exNN" "make exNN SIM=1" ratio
+printf '| %-40s | %14s | %15s | %5s |\n' --- --- --- ---
 for item in "${items[@]}"; do
     nn=${item%%:*} patch=
     [ "$item" != "$nn" ] && patch=${item#*:}
@@ -31,6 +32,6 @@ for item in "${items[@]}"; do
     mine=$(cd "$dir" && seconds make --no-print-directory "ex$nn")
     echo "// another edit" >>"$dir/$rel"
     sim=$(cd "$dir" && seconds make --no-print-directory "ex$nn" SIM=1)
-    printf '| %-40s | %9s | %13s | %5s |\n' "ex$nn${patch:+ $(basename "$patch" .patch)}" "$mine s" "$sim s" \
+    printf '| %-40s | %14s | %15s | %5s |\n' "ex$nn${patch:+ $(basename "$patch" .patch)}" "$mine s" "$sim s" \
         "$(awk -v a="$mine" -v b="$sim" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
 done
