@@ -70,6 +70,9 @@ void dev_name(dev_buffer *b, const char *name);
 void dev_expect_unchanged(const dev_buffer *b, const char *what);
 /* Fails the test if anything outside the learner's part of an output changed. */
 void dev_expect_guards_intact(const dev_buffer *b, const char *what);
+/* Whether anything outside the learner's part changed: 0 when not, else -1 (before the array) or 1 (past its
+ * end), with the first such element's index relative to the learner's pointer in *element (negative before). */
+int dev_guard_written(const dev_buffer *b, long *element);
 void dev_free(dev_buffer *b);
 
 static inline dev_buffer dev_input_ints(const int *h, size_t n) {

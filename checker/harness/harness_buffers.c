@@ -125,24 +125,33 @@ void dev_expect_unchanged(const dev_buffer *b, const char *what)
                  index, b->count);
 }
 
-void dev_expect_guards_intact(const dev_buffer *b, const char *what)
+int dev_guard_written(const dev_buffer *b, long *element)
 {
     unsigned char *now = fetch_whole(b);
     size_t start = b->guard_bytes + b->offset_bytes, end = start + b->count * b->elem_size;
     long before = first_difference(now, b->h_image, 0, start);
-    long after = first_difference(now, b->h_image, end, total_bytes(b));
+    long after = before >= 0 ? -1 : first_difference(now, b->h_image, end, total_bytes(b));
     free(now);
-    if (before >= 0)
+    if (before >= 0) *element = element_of(b, before);
+    if (after >= 0) *element = element_of(b, after);
+    return before >= 0 ? -1 : after >= 0 ? 1 : 0;
+}
+
+void dev_expect_guards_intact(const dev_buffer *b, const char *what)
+{
+    long element;
+    int side = dev_guard_written(b, &element);
+    if (side < 0)
         harness_fail(_("Which threads write d_out, and at which indices? Is each index checked against the size "
                        "of d_out?"),
-                     _("%s wrote before the start of d_out (element %ld)."), what, element_of(b, before));
-    if (after >= 0)
+                     _("%s wrote before the start of d_out (element %ld)."), what, element);
+    if (side > 0)
         harness_fail(_("Which threads write d_out, and at which indices? Is each index checked against the size "
                        "of d_out?"),
                      _n("%s wrote past the end of d_out: element %ld, but only %zu element was expected.",
                         "%s wrote past the end of d_out: element %ld, but only %zu elements were expected.",
                         (unsigned long)b->count),
-                     what, element_of(b, after), b->count);
+                     what, element, b->count);
 }
 
 void dev_free(dev_buffer *b)

@@ -89,17 +89,8 @@ static void ring_free(ring *g)
 /* Fails the test when the call wrote outside rank r's array (named name): in the guards around it. */
 static void expect_guards(const dev_buffer *b, const char *name, int r, const char *what)
 {
-    size_t start = b->guard_bytes + b->offset_bytes, end = start + b->count * b->elem_size;
-    size_t total = end + b->guard_bytes;
-    unsigned char *now = harness_alloc(total);
-    CUDA_OK(cudaMemcpy(now, b->d_base, total, cudaMemcpyDeviceToHost));
-    long wrong = -1;
-    for (size_t i = 0; i < total && wrong < 0; i++)
-        if ((i < start || i >= end) && now[i] != b->h_image[i]) wrong = (long)i;
-    free(now);
-    if (wrong < 0) return;
-    long index = (wrong - (long)start) / (long)b->elem_size;
-    if (wrong < (long)start) index = -((long)start - wrong + (long)b->elem_size - 1) / (long)b->elem_size;
+    long index;
+    if (!dev_guard_written(b, &index)) return;
     harness_fail(_(GUARD_HINT), _("%s wrote %s[%d][%ld], outside the %zu floats of %s[%d]."), what, name, r, index,
                  b->count, name, r);
 }
