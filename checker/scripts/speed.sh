@@ -107,7 +107,7 @@ not_built() {
     sayf 'The speed is not shown: the timing program did not build (%s says why).' "$out/build.log"
     exit 0
 }
-main_object() {   # OBJECT [-DBENCH_NO_CUB]: bench.cu's main, built once
+main_object() {   # OBJECT [FLAGS]: bench.cu's main, built once
     [ -f "$out/$1" ] && [ "$out/$1" -nt checker/bench/bench.cu ] && [ "$out/$1" -nt checker/bench/bench_rows.cuh ] &&
         return 0
     $NVCC $flags -I"$CUDA_HOME/include/cccl" "${@:2}" -c checker/bench/bench.cu -o "$out/$1" 2>>"$out/build.log"
@@ -116,17 +116,17 @@ started=$SECONDS
 first=""
 reference_kept || first=1
 rm -f "$out/build.log" "$out/first.said"
-main=bench_main.o objects=()
+main=bench_main.o main_flags=-DBENCH_NO_CUB objects=()
 if [ -n "$first" ]; then
     progress_note "$(textf 'Timing the reference on this GPU, once: later grades reuse its times...')"
-    [ "$nn" -le 11 ] && main=bench_main_cub.o
+    [ "$nn" -le 11 ] && main=bench_main_cub.o main_flags=""
     for ref in $nn $before_nn; do
         kernel_object gpu "$ref" "$(solution_file "$ref")" "$out/ref_ex$ref.o" ref_ 2>>"$out/build.log" || not_built
         objects+=("$out/ref_ex$ref.o")
     done
 fi
-if [ "$main" = bench_main.o ]; then main_object "$main" -DBENCH_NO_CUB || not_built
-else main_object "$main" || not_built; fi
+# shellcheck disable=SC2086 # no flags, or one
+main_object "$main" $main_flags || not_built
 # (The object carries the emulator's host checks on a GPU machine: ubsan_quiet.o answers them.)
 cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ &&
     $NVCC $flags "$out/$main" "${objects[@]}" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" \
@@ -135,12 +135,14 @@ progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
 "$out/speed" "$sums_log2" "$out/speed.csv" --speed ${first:+--library} >"$out/speed.txt" 2>&1
 if [ -n "$first" ]; then
-    # Kept for this GPU: every row but the learner's and the copy's (timed again at every grade).
+    # Kept for this GPU (the learner's kernel and the copy are timed again at every grade).
     mkdir -p "$cache"
+    # Every row but the header, the learner's and the copy's, added to this GPU's first-NAME.
+    keep_rows() { tail -n +2 "$out/$1" 2>/dev/null | grep -v -e ' (yours),' -e ',copy (reference),' >>"$cache/first-$2"; }
     if [ "$nn" -le 11 ]; then
-        grep -v -e ' (yours),' -e ',copy (reference),' "$out/speed.csv" 2>/dev/null >>"$cache/first-bench.csv"
+        keep_rows speed.csv bench.csv
     else
-        grep -v -e ' (yours),' -e ',copy (reference),' "$out/rows.csv" 2>/dev/null >>"$cache/first-rows.csv"
+        keep_rows rows.csv rows.csv
         # PyTorch eager at the same shape, for the operations of this exercise, where PyTorch is installed.
         if python3 -c 'import torch' 2>/dev/null; then
             python3 checker/bench/rows_torch.py --eager "$out/eager.csv" "${shape%x*}" "${shape#*x}" "$(torch_ops)" \
