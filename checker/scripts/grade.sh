@@ -69,16 +69,20 @@ run_on() {
     local verdicts="$out/verdicts"
     rm -f "$verdicts"
     # The GPU's run; its last line, whatever way it ends, says so (the emulator's side then stops waiting).
+    # The speed line's timing program links meanwhile (CPU work: the GPU's tests wait on the GPU).
     (
+        checker/scripts/speed.sh build "$nn" >"$out/speed.said" 2>&1 &
+        speed_build=$!
         HARNESS_JOBS=${HARNESS_JOBS:-$(gpu_jobs)} timeout 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.gpu.tap" --results "$verdicts" >"$out/report.txt" 2>&1 &
         gpu_suite=$!
-        trap 'kill "$gpu_suite" 2>/dev/null' TERM
+        trap 'kill "$gpu_suite" "$speed_build" 2>/dev/null' TERM
         wait "$gpu_suite"
         status=$?
         printf 'exit\t%s\n' "$status" >>"$verdicts"
         # Passed on the GPU: the speed line's timing starts now, while the emulator's suite still runs (the
         # GPU is free; the emulator's verdict decides whether the line is shown).
-        [ "$status" = 0 ] && checker/scripts/speed.sh measure "$nn" >"$out/speed.said" 2>&1
+        wait "$speed_build"
+        [ "$status" = 0 ] && checker/scripts/speed.sh run "$nn" >>"$out/speed.said" 2>&1
     ) &
     gpu_run=$!
     # The emulator's counters too (shown only if every test passes): the GPU machine has cores to spare.

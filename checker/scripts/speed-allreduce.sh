@@ -5,7 +5,8 @@
 # 1 MB for the one-shot and two-shot), its busbw beside NCCL's and the reference's. Those come from the times
 # `make bench` left in CACHE (GPU: the GPU's name); where it left none, the first passing grade times them
 # once, in the same run as yours, and keeps them there (first-allreduce.csv), as speed.sh does for the sums.
-# MODE: measure (the timing alone), show (the line from its files), both. Prints nothing on fewer than 2 GPUs:
+# MODE: measure (the timing alone: build, then run), build, run, show (the line from its files), both (as
+# speed.sh). Prints nothing on fewer than 2 GPUs:
 # the emulator's devices graded the exercise there.
 set -u
 . checker/scripts/lib.sh
@@ -49,10 +50,13 @@ if [ "$mode" != show ]; then
         sayf 'The speed is not shown: the timing program did not build (%s says why).' "$out/allreduce-build.log"
         exit 0
     }
-    started=$SECONDS
-    rm -f "$out/allreduce-build.log" "$out/allreduce-first.said"
-    main="$out/allreduce_main.o" objects=() first=""
+    first=""
     reference_kept || first=1
+fi
+if [ "$mode" != show ] && [ "$mode" != run ]; then
+    rm -f "$out/allreduce-build.log" "$out/allreduce-first.said" "$out/speed_allreduce"
+    date +%s >"$out/allreduce-started"
+    main="$out/allreduce_main.o" objects=()
     if [ -n "$first" ]; then
         progress_note "$(textf 'Timing the reference on this GPU, once: later grades reuse its times...')"
         kernel_object gpu "$nn" "$(solution_file "$nn")" "$out/ref_allreduce_ex$nn.o" ref_ 2>>"$out/allreduce-build.log" ||
@@ -68,6 +72,10 @@ if [ "$mode" != show ]; then
     cp "$obj" "$out/mine_allreduce.o" && localize_object "$out/mine_allreduce.o" "$nn" my_ &&
         $CXX "$main" "${objects[@]}" "$out/mine_allreduce.o" "$BUILD/obj/ubsan_quiet.o" $GPU_LDFLAGS \
             $(nccl_gpu_flags link) -o "$out/speed_allreduce" 2>>"$out/allreduce-build.log" || not_built
+fi
+[ "$mode" = build ] && exit 0
+if [ "$mode" != show ]; then
+    [ -x "$out/speed_allreduce" ] || exit 0   # not built: its build said why
     progress_note "$(textf 'Timing your kernel on the GPU...')"
     rm -f "$out/allreduce.csv"
     NCCL_NVLS_ENABLE=0 "$out/speed_allreduce" "$log2" "$out/allreduce.csv" --speed ${first:+--library} \
@@ -77,11 +85,11 @@ if [ "$mode" != show ]; then
         mkdir -p "$cache"
         tail -n +2 "$out/allreduce.csv" 2>/dev/null | grep -v ' (yours),' >>"$cache/first-allreduce.csv"
         textf 'The reference was timed once on this GPU (%s s in all); later grades reuse its times.' \
-            "$((SECONDS - started))" >"$out/allreduce-first.said"
+            "$(($(date +%s) - $(cat "$out/allreduce-started")))" >"$out/allreduce-first.said"
     fi
     progress_done
 fi
-[ "$mode" = measure ] && exit 0
+case $mode in measure | run) exit 0 ;; esac
 
 nccl=$(kept "NCCL ncclAllReduce")
 line() {   # LABEL "US BUSBW"

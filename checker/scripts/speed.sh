@@ -7,8 +7,9 @@
 # first day), the first passing grade times them once, in the same run as the learner's kernel, and keeps
 # them there (first-*.csv): no grade needs `make bench` first. Prints nothing on the emulator.
 #   speed.sh cache      after `make bench`: keeps its tables for this GPU's speed lines
-#   speed.sh measure NN only the timing (grade.sh starts it as soon as the GPU's suite has passed, while the
-#                       emulator's suite still runs); speed.sh show NN then prints the line from its files.
+#   speed.sh measure NN only the timing (build, then run); speed.sh show NN then prints the line from its files.
+#   speed.sh build NN   the timing program alone (grade.sh builds it while the GPU's suite runs, and runs it
+#   speed.sh run NN     as soon as that suite has passed, while the emulator's suite still runs)
 #   speed.sh first NN   exit status 0 when this grade's timing will time the reference too (a GPU's first day)
 # Exercises 17 and 19 (across GPUs, beside NCCL) are checker/scripts/speed-allreduce.sh's.
 set -u
@@ -25,7 +26,7 @@ if [ "${1:-}" = cache ]; then
     exit 0
 fi
 mode=both
-case ${1:-} in measure | show | first) mode=$1; shift ;; esac
+case ${1:-} in measure | build | run | show | first) mode=$1; shift ;; esac
 nn=$1
 [ "$BACKEND" = gpu ] && [ -n "${HAVE_GPU:-}" ] || exit 0
 # Part IV's all-reduces: timed across the GPUs, busbw beside NCCL's (checker/scripts/speed-allreduce.sh).
@@ -112,10 +113,11 @@ main_object() {   # OBJECT [FLAGS]: bench.cu's main, built once
         return 0
     $NVCC $flags -I"$CUDA_HOME/include/cccl" "${@:2}" -c checker/bench/bench.cu -o "$out/$1" 2>>"$out/build.log"
 }
-started=$SECONDS
 first=""
 reference_kept || first=1
-rm -f "$out/build.log" "$out/first.said"
+if [ "$mode" != run ]; then
+rm -f "$out/build.log" "$out/first.said" "$out/speed"
+date +%s >"$out/started"
 main=bench_main.o main_flags=-DBENCH_NO_CUB objects=()
 if [ -n "$first" ]; then
     progress_note "$(textf 'Timing the reference on this GPU, once: later grades reuse its times...')"
@@ -131,6 +133,9 @@ main_object "$main" $main_flags || not_built
 cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ &&
     $NVCC $flags "$out/$main" "${objects[@]}" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" \
         2>>"$out/build.log" || not_built
+fi
+[ "$mode" = build ] && exit 0
+[ -x "$out/speed" ] || exit 0   # not built: its build said why
 progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
 "$out/speed" "$sums_log2" "$out/speed.csv" --speed ${first:+--library} >"$out/speed.txt" 2>&1
@@ -150,11 +155,11 @@ if [ -n "$first" ]; then
         fi
     fi
     textf 'The reference was timed once on this GPU (%s s in all); later grades reuse its times.' \
-        "$((SECONDS - started))" >"$out/first.said"
+        "$(($(date +%s) - $(cat "$out/started")))" >"$out/first.said"
 fi
 progress_done
 fi
-[ "$mode" = measure ] && exit 0
+case $mode in measure | run) exit 0 ;; esac
 
 line() {   # LABEL US BYTES COPY_GBPS: bytes moved over the time, and that against the copy's GB/s
     [ -n "$2" ] || return 0
