@@ -223,6 +223,33 @@ typedef struct harness_result {
                          * suite: ubsan_quiet.c); the emulator's run of the same object names it */
 } harness_result;
 
+/* ---- Running tests (harness_main.c) and a GPU's batch workers (harness_batch.c) ---- */
+/* One test: in its own process (Check's fork mode, the timeout), or in_place in this one (a batch worker). */
+harness_result harness_run_one(const harness_test *t, int order, const char *suite_name, double timeout,
+                               int in_place);
+/* In a worker process forked from the runner: its own temporary files, made and removed by it. */
+void harness_worker_begin(void);
+void harness_worker_end(void);
+/* A result through a pipe; receive returns 0 when a whole one came (else r says the test could not start). */
+int harness_result_send(int fd, const harness_result *r);
+int harness_result_receive(int fd, const char *name, harness_result *r);
+
+/* On a GPU each test process creates its own CUDA context, one after another in the driver: a batch runs the
+ * tests in a few workers that keep theirs (harness_batch.c). */
+typedef struct harness_batch harness_batch;
+harness_batch *harness_batch_open(const harness_test *tests, int count, int workers, const char *suite_name,
+                                  double timeout);
+/* Queues test index (in order: workers take them first come, first served). */
+void harness_batch_queue(harness_batch *b, int index);
+/* Whether test index is queued or done. */
+int harness_batch_has(const harness_batch *b, int index);
+/* Waits for test index's result. A result other than a clean pass may come from what an earlier test left
+ * in the worker: the caller runs that test again alone (a timeout aside, which says "Test timeout expired"). */
+harness_result harness_batch_take(harness_batch *b, int index, const char *name);
+/* Forgets the queued tests no worker has started (after a timeout). */
+void harness_batch_drop_queued(harness_batch *b);
+void harness_batch_close(harness_batch *b);
+
 /* Starts a report: nothing shown yet. */
 void report_begin(int use_colour);
 /* The report will show count tests (report_test for those that run): a later failure then says in full only

@@ -179,8 +179,10 @@ static char *not_run_reason(void)
 
 /* Runs one test in its own process (Check's fork mode, with the timeout) and returns what happened. Its place
  * in the suite (order) goes to the emulator: a kernel that never ended is "not run again" only in the tests
- * after the one that found it, also when that one ran ahead of them in a worker. */
-static harness_result run_one(const harness_test *t, int order, const char *suite_name, double timeout)
+ * after the one that found it, also when that one ran ahead of them in a worker. in_place: in this process
+ * instead (Check's no-fork mode, no timeout, the output not captured), for a GPU's batch worker
+ * (harness_batch.c), whose caller keeps the time and runs again alone a test that does not pass. */
+harness_result harness_run_one(const harness_test *t, int order, const char *suite_name, double timeout, int in_place)
 {
     harness_result r = {.name = t->name};
     char place[16];
@@ -190,11 +192,11 @@ static harness_result run_one(const harness_test *t, int order, const char *suit
     TCase *tc = tcase_create(t->name);
     tcase_set_timeout(tc, timeout);
     /* In the test's process: its kernels' output is capped; afterwards, findings nobody explained fail it. */
-    tcase_add_checked_fixture(tc, harness_capture_output, harness_expect_no_pending_findings);
+    tcase_add_checked_fixture(tc, in_place ? NULL : harness_capture_output, harness_expect_no_pending_findings);
     _tcase_add_test(tc, t->fn, 0, 0, 0, 1);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
-    srunner_set_fork_status(runner, CK_FORK);
+    srunner_set_fork_status(runner, in_place ? CK_NOFORK : CK_FORK);
     not_run_reset();
     double start = now_seconds();
     srunner_run_all(runner, CK_SILENT);
@@ -239,6 +241,74 @@ static int jobs_wanted(void)
     return jobs < 1 ? 1 : jobs > 16 ? 16 : (int)jobs;
 }
 
+void harness_worker_begin(void)
+{
+    /* The worker's own temporary files: made, and removed, by it. */
+    files_owner = getpid(), files_count = 0, not_run_file[0] = host_ub_file[0] = '\0';
+}
+
+void harness_worker_end(void) { forget_files_made(); }
+
+/* A result through a pipe, from a worker to the runner: a line of numbers (with the lengths of the two texts),
+ * then the test's file and its message. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t put = write(fd, p + done, n - done);
+        if (put <= 0) return -1;
+        done += (size_t)put;
+    }
+    return 0;
+}
+
+int harness_result_send(int fd, const harness_result *r)
+{
+    const char *file = r->file ? r->file : "", *message = r->message ? r->message : "";
+    char head[160];
+    int len = snprintf(head, sizeof head, "%d %d %.6f %d %zu %zu\n", r->outcome, r->line, r->seconds, r->host_ub,
+                       strlen(file), strlen(message));
+    return write_all(fd, head, (size_t)len) || write_all(fd, file, strlen(file)) ||
+           write_all(fd, message, strlen(message)) ? -1 : 0;
+}
+
+static int read_all(int fd, char *p, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t got = read(fd, p + done, n - done);
+        if (got <= 0) return -1;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* Reads one result from a worker's pipe; a worker that ended without one: "could not be started" (and the
+ * caller knows the worker is gone). Returns 0 when a whole result came. */
+int harness_result_receive(int fd, const char *name, harness_result *r)
+{
+    *r = (harness_result){.name = name, .outcome = HARNESS_CRASHED};
+    char head[160];
+    size_t len = 0, file_len = 0, message_len = 0;
+    /* The numbers' line a byte at a time: the next result may follow it in the pipe. */
+    while (len + 1 < sizeof head && read(fd, head + len, 1) == 1 && head[len] != '\n') len++;
+    head[len] = '\0';
+    char *file = NULL, *message = NULL;
+    int whole = sscanf(head, "%d %d %lf %d %zu %zu", &r->outcome, &r->line, &r->seconds, &r->host_ub, &file_len,
+                       &message_len) == 6 &&
+                file_len < (1u << 20) && message_len < (1u << 24) && (file = malloc(file_len + 1)) &&
+                (message = malloc(message_len + 1)) && !read_all(fd, file, file_len) &&
+                !read_all(fd, message, message_len);
+    if (whole) {
+        file[file_len] = message[message_len] = '\0';
+        r->file = file_len ? file : (free(file), NULL);
+        r->message = message;
+        return 0;
+    }
+    free(file), free(message);
+    *r = (harness_result){.name = name, .outcome = HARNESS_CRASHED,
+                          .message = strdup(_("The test could not be started."))};
+    return -1;
+}
+
 static void start_ahead(ahead *a, const harness_test *t, int order, const char *suite_name, double timeout)
 {
     int fds[2];
@@ -247,16 +317,11 @@ static void start_ahead(ahead *a, const harness_test *t, int order, const char *
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        /* The worker's own temporary files: made, and removed, by it. */
-        files_owner = getpid(), files_count = 0, not_run_file[0] = host_ub_file[0] = '\0';
-        harness_result r = run_one(t, order, suite_name, timeout);
-        FILE *f = fdopen(fds[1], "w");
-        if (f) {
-            fprintf(f, "%d %d %.6f %d\n%s%c%s%c", r.outcome, r.line, r.seconds, r.host_ub, r.file ? r.file : "", 0,
-                    r.message ? r.message : "", 0);
-            fclose(f);
-        }
-        forget_files_made();
+        harness_worker_begin();
+        harness_result r = harness_run_one(t, order, suite_name, timeout, 0);
+        harness_result_send(fds[1], &r);
+        close(fds[1]);
+        harness_worker_end();
         _exit(0);
     }
     close(fds[1]);
@@ -267,28 +332,22 @@ static void start_ahead(ahead *a, const harness_test *t, int order, const char *
 /* Waits for a worker's result. */
 static harness_result finish_ahead(ahead *a, const char *name)
 {
-    size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    ssize_t got;
-    while (buf && (got = read(a->fd, buf + len, cap - len - 1)) > 0)
-        if ((len += (size_t)got) + 1 == cap) buf = realloc(buf, cap *= 2);
+    harness_result r;
+    harness_result_receive(a->fd, name, &r);
     close(a->fd);
     waitpid(a->pid, NULL, 0);
     a->pid = 0;
-    harness_result r = {.name = name, .outcome = HARNESS_CRASHED};
-    char *file = buf ? memchr(buf, '\n', len) : NULL;
-    if (buf) buf[len] = '\0';
-    char *message = file ? memchr(file + 1, '\0', len - (size_t)(file + 1 - buf)) : NULL;
-    if (message && message < buf + len &&
-        sscanf(buf, "%d %d %lf %d", &r.outcome, &r.line, &r.seconds, &r.host_ub) == 4) {
-        r.file = file[1] ? strdup(file + 1) : NULL;
-        r.message = strdup(message + 1);
-    } else {
-        r.outcome = HARNESS_CRASHED;
-        r.message = strdup(_("The test could not be started."));
-    }
-    free(buf);
     return r;
+}
+
+/* Whether the GPU's tests run in batch workers (harness_batch.c): in a learner's grade on a GPU, the run whose
+ * verdicts the emulator's report shows (its own output is not shown, so the kernels' output goes uncapped).
+ * HARNESS_BATCH=0 never; =1 on any backend (make test checks the workers on the emulator that way). */
+static int batch_wanted(const options *opt, int jobs)
+{
+    const char *env = getenv("HARNESS_BATCH");
+    if (env && *env) return *env == '1';
+    return jobs > 1 && opt->results && !backend_is_emulator();
 }
 
 /* Why a test does not run on this backend, or NULL when it does. */
@@ -424,13 +483,23 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     ahead *workers = calloc((size_t)count + 1, sizeof *workers);
     if (!workers) return 2;
     int jobs = stop_at_failure ? 1 : jobs_wanted(), next_ahead = 0;
+    /* Batch workers: 4 at most, since their contexts too are created one after another. */
+    harness_batch *batch = !stop_at_failure && batch_wanted(&opt, jobs)
+                               ? harness_batch_open(ex->tests, count, jobs < 4 ? jobs : 4, ex->number, timeout)
+                               : NULL;
+    for (int i = 0; batch && i < count; i++) {
+        const harness_test *u = &ex->tests[i];
+        if ((!opt.only || strstr(u->name, opt.only) || strstr(_(u->name), opt.only)) && !not_run_because(u, backend) &&
+            u->needs != NEEDS_DEVICE_GPU_FIRST)
+            harness_batch_queue(batch, i);
+    }
     for (const harness_test *t = ex->tests; t->name; t++) {
         if (stop_at_failure && failed) break;
         /* Keep `jobs` tests running: this one (when it runs here) and the next ones. */
         int running = 0;
         for (int i = (int)(t - ex->tests); i < count; i++) running += workers[i].pid > 0;
         if (next_ahead <= t - ex->tests) next_ahead = (int)(t - ex->tests);
-        for (; jobs > 1 && running < jobs && next_ahead < count; next_ahead++) {
+        for (; !batch && jobs > 1 && running < jobs && next_ahead < count; next_ahead++) {
             const harness_test *u = &ex->tests[next_ahead];
             if ((opt.only && !strstr(u->name, opt.only) && !strstr(_(u->name), opt.only)) ||
                 not_run_because(u, backend) || u->needs == NEEDS_DEVICE_GPU_FIRST || timed_out)
@@ -451,6 +520,18 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
             *r = finish_ahead(mine, name);
             timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
+        } else if (harness_batch_has(batch, (int)(t - ex->tests))) {
+            if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
+            *r = harness_batch_take(batch, (int)(t - ex->tests), name);
+            int expired = r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
+            if (!expired && (r->outcome != HARNESS_PASSED || r->host_ub)) {
+                /* Its verdict is the one it gets alone, in its own process. */
+                free(r->message), free((char *)r->file);
+                *r = harness_run_one(t, (int)(t - ex->tests), ex->number, timeout, 0);
+                r->name = name;
+                expired = r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
+            }
+            if (expired) timed_out = 1, harness_batch_drop_queued(batch);
         } else if (timed_out && t->needs != NEEDS_NOTHING) {
             /* After a test that never finished, the later ones that run kernels would wait as long: one line
              * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
@@ -465,7 +546,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         } else {
             /* At a terminal, the test that is running is named until its line replaces it. */
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
-            *r = run_one(t, (int)(t - ex->tests), ex->number, timeout);
+            *r = harness_run_one(t, (int)(t - ex->tests), ex->number, timeout, 0);
             r->name = name;
             timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
         }
@@ -504,6 +585,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             free(dropped.message), free((char *)dropped.file);
         }
     free(workers);
+    harness_batch_close(batch);
     if (gpu) gpu_verdicts_finish(gpu);
     if (opt.tap) harness_write_tap(opt.tap, results, listed);
     if (opt.xml) harness_write_xml(opt.xml, ex->number, results, listed, now_seconds() - start);

@@ -4,7 +4,8 @@
 # patch against a reference solution) must be caught with every diagnosis its header names (# expect:),
 # every correct but unusual kernel (checker/unusual/, patches too) must pass, every
 # bad input (checker/badinputs/, run through grade.sh by badinputs.sh) must end in one clear message with
-# the learner's file unchanged, every realistic mistake (corpus entries with "# report-" lines, graded
+# the learner's file unchanged, the batch workers of a GPU's grade must give the verdicts each test gets alone
+# (batch-check.sh), every realistic mistake (corpus entries with "# report-" lines, graded
 # through grade.sh by mistakes.sh) must get the report its entry describes, and the harness's and the
 # emulator's own tests must pass. `make bench`'s program is built from the references (on ints, and on
 # floats by checker/bench/as_float.sed) and each version's sums are checked. The lessons' ladders
@@ -339,6 +340,8 @@ run_job() {
         report-editions) report_editions ;;
         workflow) workflow_lint ;;
         classroom) classroom_check ;;
+        batch) check_cmd batch "the batch workers of a GPU's grade (checker/scripts/batch-check.sh)" "$work/batch.log" \
+            checker/scripts/batch-check.sh "$work/batch-check" ;;
         # The learner-facing outputs of make's targets: 100 columns, commands whole, reset and restore.
         outputs) check_cmd outputs "the targets' outputs (checker/scripts/outputs.sh)" "$work/outputs.log" \
             checker/scripts/outputs.sh "$work/outputs" ;;
@@ -357,7 +360,7 @@ checker/scripts/badinputs.sh --list >"$work/bad.list"
 checker/scripts/mistakes.sh --list >"$work/mistakes.list"
 bad_count=$(wc -l <"$work/bad.list")
 mistake_count=$(wc -l <"$work/mistakes.list")
-checks="harness emu-test $(printf 'bench-%s ' $backends)$(printf 'allreduce-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom outputs"
+checks="harness emu-test $(printf 'bench-%s ' $backends)$(printf 'allreduce-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom outputs batch"
 guess() {   # NN KIND: seconds
     local s=3
     case $1 in 08) s=11 ;; 12) s=14 ;; esac
@@ -379,7 +382,7 @@ guess() {   # NN KIND: seconds
     done <"$work/mistakes.list"
     for c in $checks; do
         case $c in emu-test) s=85 ;; bench-*) s=55 ;; allreduce-*) s=8 ;; show-lessons) s=40 ;; sass | show) s=20 ;;
-                   report-editions | classroom) s=10 ;; outputs) s=30 ;; *) s=1 ;; esac
+                   report-editions | classroom) s=10 ;; outputs | batch) s=30 ;; *) s=1 ;; esac
         printf '%s\t%s\tcheck %s\n' "$s" "$c" "$c"
     done
 } >"$work/queue"
