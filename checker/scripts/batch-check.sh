@@ -2,13 +2,15 @@
 # batch-check.sh [WORKDIR] - make test's check of the batch workers (checker/harness/harness_batch.c), which run
 # a learner's tests on a GPU a few to a process: each kernel below, graded by its suite with the workers and
 # without them (each test in its own process, as make test and the emulator run them), must get the same
-# verdict and the same message in every test, on this machine's backend. The kernels pass, fail in the middle
-# of a suite, crash the host code, exit, run out of memory, never end and flood the output.
+# verdict and the same message in every test. The kernels pass, fail in the middle of a suite, crash the host
+# code, exit, run out of memory, never end and flood the output. On the emulator, also on a GPU machine: its
+# verdicts are the same at every run, where a GPU's racing kernel may give another sum each time (the
+# workers' CUDA calls are the emulator's there, the same calls).
 # A test that the emulator stops at once because an earlier test found its kernel never ends ("not run
 # again") is left out: a worker does not share that memory (its run, alone, is the same either way).
 set -u
 . checker/scripts/lib.sh
-work=${1:-$BUILD/$BACKEND/batch-check}
+work=${1:-$BUILD/emu/batch-check}
 rm -rf "$work"
 mkdir -p "$work"
 export SEED=20261129 HARNESS_TIMEOUT=10 NO_COLOR=1 COURSE_LANG=en
@@ -38,7 +40,7 @@ for kernel in "${kernels[@]}"; do
     *) nn=$(basename "$kernel" | sed -E 's/^ex([0-9]+).*/\1/'); src=$kernel ;;
     esac
     out="$work/$name"
-    if ! checker/scripts/build-suite.sh "$nn" "$src" "$out" "$BACKEND" >/dev/null 2>&1; then
+    if ! checker/scripts/build-suite.sh "$nn" "$src" "$out" emu >/dev/null 2>&1; then
         echo "$kernel does not build (log: $out/build.log)"; failed=$((failed + 1)); continue
     fi
     HARNESS_BATCH=0 HARNESS_JOBS=1 timeout 600 "$out/suite" --results "$out/alone" >"$out/alone.txt" 2>&1
@@ -52,5 +54,5 @@ for kernel in "${kernels[@]}"; do
         failed=$((failed + 1))
     fi
 done
-echo "$same of ${#kernels[@]} kernels get the same verdicts in batch workers as alone, on $BACKEND"
+echo "$same of ${#kernels[@]} kernels get the same verdicts in batch workers as alone, on the emulator"
 [ $failed = 0 ]

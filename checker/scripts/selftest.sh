@@ -272,6 +272,11 @@ show_check() {   # ID LABEL LOG COMMAND...
     with_dev_tools
     check_cmd "$@"
 }
+# The batch workers of a GPU's grade, checked on the emulator (batch-check.sh says why).
+batch_check() {   # ID LABEL LOG COMMAND...
+    if [ -z "${EMU_LIB:-}" ]; then verdict "$1" skip "$2 ${DIM}(skipped: no emulator here)${RESET}"; return; fi
+    check_cmd "$@"
+}
 candidates_apply() {
     local patch
     for patch in checker/bench/candidates/*.patch; do
@@ -340,7 +345,7 @@ run_job() {
         report-editions) report_editions ;;
         workflow) workflow_lint ;;
         classroom) classroom_check ;;
-        batch) check_cmd batch "the batch workers of a GPU's grade (checker/scripts/batch-check.sh)" "$work/batch.log" \
+        batch) batch_check batch "the batch workers of a GPU's grade (checker/scripts/batch-check.sh)" "$work/batch.log" \
             checker/scripts/batch-check.sh "$work/batch-check" ;;
         # The learner-facing outputs of make's targets: 100 columns, commands whole, reset and restore.
         outputs) check_cmd outputs "the targets' outputs (checker/scripts/outputs.sh)" "$work/outputs.log" \
@@ -395,7 +400,7 @@ echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
 : >"$work/durations"
 export -f run_item judge finished verdict run_scripted with_dev_tools show_check check_cmd harness_tests emu_tests bench_check allreduce_check sass_boxes \
-    candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
+    batch_check candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
 export items work total backends sep
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
 say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
