@@ -1,6 +1,7 @@
 // bench_allreduce.cu - `make bench` for Part IV: the all-reduces of exercises 17 and 19 (the references, and
 // yours once they pass) beside NCCL's ncclAllReduce, on every GPU of the machine (and on 2 of them as well,
-// where there are more), at 1 MB to 1 GB of floats.
+// where there are more), at 16 KB to 1 GB of floats (below 1 MB, where tensor-parallel inference lives and
+// latency decides, the one-shot of exercise 19 is the contender to watch).
 //
 // Method (nccl-tests'): each contender's result is checked once per size (allreduce_check.cuh); then, after 5
 // calls of warm-up, each rank times 20 calls back to back with CUDA events on its own stream, and the slowest
@@ -8,7 +9,7 @@
 // links carry in a ring, a figure comparable across numbers of ranks. In-place contenders start from zeros,
 // which repeated sums keep (no inf builds up); the time does not depend on the values.
 //
-//   bench_allreduce MAX_LOG2 CSV            times 2^20 to 2^MAX_LOG2 bytes (powers of 4; fewer where memory
+//   bench_allreduce MAX_LOG2 CSV            times 2^14 to 2^MAX_LOG2 bytes (powers of 4; fewer where memory
 //                                           is short), prints the tables and writes CSV (- for none)
 //   bench_allreduce MAX_LOG2 - --check      checks every contender at 2^12 to 2^MAX_LOG2 bytes, no timing:
 //                                           how `make test` runs it on the emulator's devices
@@ -151,7 +152,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_allreduce: an all-reduce across GPUs needs at least 2, and this machine has %d.\n", count);
         return 2;
     }
-    int min_log2 = m == CHECK_ONLY ? 12 : m == SPEED ? max_log2 : 20;
+    int min_log2 = m == CHECK_ONLY ? 12 : m == SPEED ? max_log2 : 14;
     if (m != CHECK_ONLY) {
         // Two buffers of the largest size on every device, with room to spare (fewer sizes where it is short).
         size_t room = ranks_room(count, (size_t)1 << max_log2, (size_t)1 << min_log2);

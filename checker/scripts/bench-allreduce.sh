@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-allreduce.sh - `make bench` for Part IV (bench.sh runs it): builds checker/bench/bench_allreduce.cu with
 # the references of exercises 17 and 19 (and yours, once `make ex17` or `make ex19` passes) and NCCL, times
-# them on every GPU of this machine, and on 2 where there are more, at 1 MB to 1 GB, and draws the chart.
+# them on every GPU of this machine, and on 2 where there are more, at 16 KB to 1 GB, and draws the chart.
 # Writes allreduce.csv and allreduce.txt into $BUILD/gpu/bench/ (speed.sh cache keeps them per GPU).
 # bench-allreduce.sh --check BACKEND: builds the references alone for BACKEND (emu: the emulator's devices and
 # its NCCL) and checks every contender at 4 KB to 256 KB on the devices there, with no timing; `make test`
@@ -62,7 +62,7 @@ if [ $mode = check ]; then
     exit
 fi
 say ""
-sayf 'Timing the all-reduces of Part IV on %s GPUs beside NCCL, at 1 MB to 1 GB (your exercises 17 and 19 appear once `make exNN` passes)...' "$gpus"
+sayf 'Timing the all-reduces of Part IV on %s GPUs beside NCCL, at 16 KB to 1 GB (your exercises 17 and 19 appear once `make exNN` passes)...' "$gpus"
 bench="$BUILD/gpu/bench"
 # Never NVLink multicast (the program sets it again before NCCL starts, whatever it was started with).
 NCCL_NVLS_ENABLE=0 "$out/bench_allreduce" "${BENCH_ALLREDUCE_MAX_LOG2:-30}" "$bench/allreduce.csv" |
