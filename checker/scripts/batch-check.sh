@@ -56,5 +56,5 @@ for kernel in "${kernels[@]}"; do
         failed=$((failed + 1))
     fi
 done
-echo "$same of ${#kernels[@]} kernels get the same verdicts in batch workers as alone, on the emulator"
+echo "$same of ${#kernels[@]} kernels get the verdicts they get alone"
 [ $failed = 0 ]

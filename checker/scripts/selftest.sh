@@ -345,7 +345,7 @@ run_job() {
         report-editions) report_editions ;;
         workflow) workflow_lint ;;
         classroom) classroom_check ;;
-        batch) batch_check batch "the batch workers of a GPU's grade (checker/scripts/batch-check.sh)" "$work/batch.log" \
+        batch) batch_check batch "batch workers (batch-check.sh)" "$work/batch.log" \
             checker/scripts/batch-check.sh "$work/batch-check" ;;
         # The learner-facing outputs of make's targets: 100 columns, commands whole, reset and restore.
         outputs) check_cmd outputs "the targets' outputs (checker/scripts/outputs.sh)" "$work/outputs.log" \
