@@ -27,7 +27,7 @@ metrics_line() {
     [ -f "$dir/failed" ] && return 1
     if [ ! -f "$dir/line" ]; then
         metrics_program "$nn" "$fn" "$shape" "$src" "$dir" &&
-        timeout 120 "$dir/metrics" "$N" "$BLOCK" >"$dir/line.new" 2>"$dir/run.log" &&
+        timeout --foreground 120 "$dir/metrics" "$N" "$BLOCK" >"$dir/line.new" 2>"$dir/run.log" &&
         mv "$dir/line.new" "$dir/line"
         local status=$?
         rm -f "$dir/metrics" "$dir/line.new"  # only the line and the logs stay

@@ -34,6 +34,13 @@ gpu_jobs() {
 # Builds and runs the learner's file on one backend (on a GPU: on both, the GPU's run in the background);
 # returns the exit status of the suite whose report is shown.
 gpu_run="" metrics_run=""
+# The emulator's counters of the learner's kernel (shown only if every test passes), started beside the suite
+# at a lower priority: they use what the suites leave of the cores, and cost a failing grade little. In a
+# process group of their own, which a failing grade ends whole (the program they run too).
+start_metrics() {
+    setsid nice -n 10 checker/metrics/metrics.sh block "$nn" "$file" >"$BUILD/emu/learner/ex$nn/metrics.txt" 2>&1 &
+    metrics_run=$!
+}
 run_on() {
     local backend=$1 out="$BUILD/$1/learner/ex$nn"
     progress_note "$(textf 'Compiling %s with nvcc...' "$file")"
@@ -61,6 +68,11 @@ run_on() {
     mkdir -p "$STATE_DIR"
     if [ -z "$both" ]; then
         [ "$backend" = gpu ] && export HARNESS_JOBS=${HARNESS_JOBS:-$(gpu_jobs)}
+        # (Not in make test, which asks each suite for one job at a time and keeps the cores busy itself.)
+        if [ "$backend" = emu ] && [ -n "${EMU_LIB:-}" ] && [ "${HARNESS_JOBS:-}" != 1 ]; then
+            start_metrics
+            trap 'kill -- -"$metrics_run" 2>/dev/null' EXIT
+        fi
         timeout --foreground 1800 "$out/suite" --tap "$STATE_DIR/ex$nn.$backend.tap"
         return
     fi
@@ -85,10 +97,8 @@ run_on() {
         [ "$status" = 0 ] && checker/scripts/speed.sh run "$nn" >>"$out/speed.said" 2>&1
     ) &
     gpu_run=$!
-    # The emulator's counters too (shown only if every test passes): the GPU machine has cores to spare.
-    checker/metrics/metrics.sh block "$nn" "$file" >"$BUILD/emu/learner/ex$nn/metrics.txt" 2>&1 &
-    metrics_run=$!
-    trap 'kill "$gpu_run" "$metrics_run" 2>/dev/null' EXIT
+    start_metrics
+    trap 'kill "$gpu_run" 2>/dev/null; kill -- -"$metrics_run" 2>/dev/null' EXIT
     timeout --foreground 1800 "$BUILD/emu/learner/ex$nn/suite" --tap "$STATE_DIR/ex$nn.emu.tap" --gpu-results "$verdicts"
 }
 
