@@ -23,7 +23,7 @@ kernels=(
     checker/badinputs/endless_loop.cu
     checker/badinputs/printf_flood.cu
     checker/corpus/ex02/forgot_sync_in_loop.patch
-    checker/corpus/ex08/atomics_not_zeroed.patch
+    checker/corpus/ex03/strided_index.patch
     checker/corpus/ex14/combine_adds_sums.patch
     checker/corpus/ex16/dispatch_counts_packs.patch
 )
