@@ -359,6 +359,25 @@ static const char *not_run_because(const harness_test *t, const char *backend)
     return NULL;
 }
 
+/* Whether --only (when given) selects the test, by its name in English or in the learner's language. */
+static int selected(const options *opt, const harness_test *t)
+{
+    return !opt->only || strstr(t->name, opt->only) || strstr(_(t->name), opt->only);
+}
+
+/* Whether a test may run before its turn, in a worker: it runs on this backend, and it does not wait for the
+ * GPU's verdict. */
+static int may_run_ahead(const options *opt, const harness_test *t, const char *backend)
+{
+    return selected(opt, t) && !not_run_because(t, backend) && t->needs != NEEDS_DEVICE_GPU_FIRST;
+}
+
+/* Whether a test's process was stopped at the timeout (Check's words, and harness_batch.c's). */
+static int expired(const harness_result *r)
+{
+    return r->outcome == HARNESS_CRASHED && r->message && strstr(r->message, "timeout expired") != NULL;
+}
+
 /* At a terminal, a test whose GPU verdict is not in yet is named as waiting for it until its line comes. */
 static void say_waiting_for_gpu(gpu_verdicts *gpu, const char *key, const char *name, int tty)
 {
@@ -468,7 +487,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     int count = 0, listed_ahead = 0;
     for (const harness_test *t = ex->tests; t->name; t++) {
         count++;
-        listed_ahead += (!opt.only || strstr(t->name, opt.only) || strstr(_(t->name), opt.only)) &&
+        listed_ahead += selected(&opt, t) &&
                         (gpu || !not_run_because(t, backend));   /* the tests report_test will show */
     }
     report_expect_tests(listed_ahead);
@@ -487,12 +506,8 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     harness_batch *batch = !stop_at_failure && batch_wanted(&opt, jobs)
                                ? harness_batch_open(ex->tests, count, jobs < 4 ? jobs : 4, ex->number, timeout)
                                : NULL;
-    for (int i = 0; batch && i < count; i++) {
-        const harness_test *u = &ex->tests[i];
-        if ((!opt.only || strstr(u->name, opt.only) || strstr(_(u->name), opt.only)) && !not_run_because(u, backend) &&
-            u->needs != NEEDS_DEVICE_GPU_FIRST)
-            harness_batch_queue(batch, i);
-    }
+    for (int i = 0; batch && i < count; i++)
+        if (may_run_ahead(&opt, &ex->tests[i], backend)) harness_batch_queue(batch, i);
     for (const harness_test *t = ex->tests; t->name; t++) {
         if (stop_at_failure && failed) break;
         /* Keep `jobs` tests running: this one (when it runs here) and the next ones. */
@@ -501,16 +516,14 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         if (next_ahead <= t - ex->tests) next_ahead = (int)(t - ex->tests);
         for (; !batch && jobs > 1 && running < jobs && next_ahead < count; next_ahead++) {
             const harness_test *u = &ex->tests[next_ahead];
-            if ((opt.only && !strstr(u->name, opt.only) && !strstr(_(u->name), opt.only)) ||
-                not_run_because(u, backend) || u->needs == NEEDS_DEVICE_GPU_FIRST || timed_out)
-                continue;
+            if (!may_run_ahead(&opt, u, backend) || timed_out) continue;
             start_ahead(&workers[next_ahead], u, next_ahead, ex->number, timeout);
             running += workers[next_ahead].pid > 0;
         }
         ahead *mine = &workers[t - ex->tests];
         /* The test's name in the learner's language (--only finds it by either). */
         const char *name = _(t->name);
-        if (opt.only && !strstr(t->name, opt.only) && !strstr(name, opt.only)) continue;
+        if (!selected(&opt, t)) continue;
         harness_result *r = &results[listed++];
         const char *why = not_run_because(t, backend);
         if (why) {
@@ -519,19 +532,17 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         } else if (mine->pid > 0) {   /* it ran ahead */
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
             *r = finish_ahead(mine, name);
-            timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
+            timed_out |= expired(r);
         } else if (harness_batch_has(batch, (int)(t - ex->tests))) {
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
             *r = harness_batch_take(batch, (int)(t - ex->tests), name);
-            int expired = r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
-            if (!expired && (r->outcome != HARNESS_PASSED || r->host_ub)) {
+            if (!expired(r) && (r->outcome != HARNESS_PASSED || r->host_ub)) {
                 /* Its verdict is the one it gets alone, in its own process. */
                 free(r->message), free((char *)r->file);
                 *r = harness_run_one(t, (int)(t - ex->tests), ex->number, timeout, 0);
                 r->name = name;
-                expired = r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
             }
-            if (expired) timed_out = 1, harness_batch_drop_queued(batch);
+            if (expired(r)) timed_out = 1, harness_batch_drop_queued(batch);
         } else if (timed_out && t->needs != NEEDS_NOTHING) {
             /* After a test that never finished, the later ones that run kernels would wait as long: one line
              * each says so (on the emulator, a kernel that never ends is usually stopped before that). */
@@ -548,7 +559,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
             *r = harness_run_one(t, (int)(t - ex->tests), ex->number, timeout, 0);
             r->name = name;
-            timed_out |= r->outcome == HARNESS_CRASHED && strstr(r->message, "timeout expired") != NULL;
+            timed_out |= expired(r);
         }
         if (opt.results) merge_results_add(t->name, r);
         if (header_due) {
