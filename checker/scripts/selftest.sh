@@ -265,16 +265,15 @@ sass_boxes() {
         verdict sass skip "SASS boxes ${DIM}(skipped: cuobjdump or nvdisasm is not on PATH, and deps.sh --test could not install them: $BUILD/.pypi-tools.log)${RESET}"
     fi
 }
-# make show: the lessons' pictures are its drawings of the references, and its own checks (the last line
-# says whether the page was checked in a browser, which deps.sh --test installs, or by its structure).
-show_check() {   # ID LABEL LOG COMMAND...
+# A check that runs on the emulator, skipped where there is none; --dev-tools: it waits for deps.sh --test's
+# tools first. make show: the lessons' pictures are its drawings of the references, and its own checks (the
+# last line says whether the page was checked in a browser, which deps.sh --test installs, or by its
+# structure). The batch workers of a GPU's grade are checked on the emulator too (batch-check.sh says why).
+emulator_check() {   # [--dev-tools] ID LABEL LOG COMMAND...
+    local tools=""
+    [ "$1" = --dev-tools ] && tools=1 && shift
     if [ -z "${EMU_LIB:-}" ]; then verdict "$1" skip "$2 ${DIM}(skipped: no emulator here)${RESET}"; return; fi
-    with_dev_tools
-    check_cmd "$@"
-}
-# The batch workers of a GPU's grade, checked on the emulator (batch-check.sh says why).
-batch_check() {   # ID LABEL LOG COMMAND...
-    if [ -z "${EMU_LIB:-}" ]; then verdict "$1" skip "$2 ${DIM}(skipped: no emulator here)${RESET}"; return; fi
+    [ -z "$tools" ] || with_dev_tools
     check_cmd "$@"
 }
 candidates_apply() {
@@ -336,16 +335,16 @@ run_job() {
         allreduce-*) allreduce_check "${2#allreduce-}" ;;
         ladders) check_cmd ladders "ladders (checker/bench/ladder.py --check)" "$work/ladders.log" python3 checker/bench/ladder.py --check ;;
         sass) sass_boxes ;;
-        show-lessons) show_check show-lessons "make show's pictures in the lessons (checker/show/lessons.py --check)" \
+        show-lessons) emulator_check --dev-tools show-lessons "make show's pictures in the lessons (checker/show/lessons.py --check)" \
             "$work/show-lessons.log" python3 checker/show/lessons.py --check ;;
-        show) show_check show "make show (checker/show/check_show.py)" "$work/show.log" python3 checker/show/check_show.py ;;
+        show) emulator_check --dev-tools show "make show (checker/show/check_show.py)" "$work/show.log" python3 checker/show/check_show.py ;;
         candidates) check_cmd candidates "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply ;;
         corpus-form) check_cmd corpus-form "the corpus's entries" "$work/corpus-form.log" corpus_all_patches ;;
         editions) check_cmd editions "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py ;;
         report-editions) report_editions ;;
         workflow) workflow_lint ;;
         classroom) classroom_check ;;
-        batch) batch_check batch "batch workers (batch-check.sh)" "$work/batch.log" \
+        batch) emulator_check batch "batch workers (batch-check.sh)" "$work/batch.log" \
             checker/scripts/batch-check.sh "$work/batch-check" ;;
         # The learner-facing outputs of make's targets: 100 columns, commands whole, reset and restore.
         outputs) check_cmd outputs "the targets' outputs (checker/scripts/outputs.sh)" "$work/outputs.log" \
@@ -399,8 +398,8 @@ total=$(wc -l <"$work/queue.timed")
 echo 0 >"$work/count"
 mkdir -p "$work/verdicts"
 : >"$work/durations"
-export -f run_item judge finished verdict run_scripted with_dev_tools show_check check_cmd harness_tests emu_tests bench_check allreduce_check sass_boxes \
-    batch_check candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
+export -f run_item judge finished verdict run_scripted with_dev_tools emulator_check check_cmd harness_tests emu_tests bench_check allreduce_check sass_boxes \
+    candidates_apply corpus_all_patches report_editions workflow_lint classroom_check run_job
 export items work total backends sep
 verification_s() { [ "$1" = 1 ] && echo "1 verification" || echo "$1 verifications"; }
 say "make test: $(verification_s "$total"), $jobs at a time, each line as it ends: $count kernels (each on:"
