@@ -132,6 +132,7 @@ struct SoftmaxOp {
     struct Stats { float m, inv; };
     struct Params {};
     static constexpr bool kPerElement = true;
+    static constexpr bool kCommutes = false;   // combine(a, b) and combine(b, a) may round differently
     __device__ static Acc identity() { return {-INFINITY, 0.0f}; }
     __device__ static Acc shfl_xor(Acc v, int o, int w) { return {shfl_xor_f(v.m, o, w), shfl_xor_f(v.d, o, w)}; }
     __device__ static Acc combine(Acc a, Acc b)
@@ -199,28 +200,28 @@ struct LayerNormOp {
     struct Stats { float mean, rstd; };
     struct Params { const W *gamma, *beta; float eps; };
     static constexpr bool kPerElement = true;
+    static constexpr bool kCommutes = false;
     __device__ static Acc identity() { return {0.0f, 0.0f, 0.0f}; }
     __device__ static Acc shfl_xor(Acc v, int o, int w)
     {
         return {shfl_xor_f(v.n, o, w), shfl_xor_f(v.mean, o, w), shfl_xor_f(v.m2, o, w)};
     }
+    // No branch: wb is exactly 1 where a is empty and exactly 0 where b is, so an empty side changes nothing;
+    // b's share b.n / n by __fdividef (a reciprocal and a multiply, where IEEE division calls a routine).
     __device__ static Acc combine(Acc a, Acc b)
     {
-        if (a.n == 0.0f)
-            return b;
-        if (b.n == 0.0f)
-            return a;
-        float n = a.n + b.n, delta = b.mean - a.mean, wb = b.n / n;
+        float n = a.n + b.n, delta = b.mean - a.mean, wb = b.n == n ? 1.0f : __fdividef(b.n, n);
         return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
     }
     template <class Each> __device__ static Acc local(Each each)
     {
-        float n = 0.0f, sum = 0.0f, m2 = 0.0f;
+        int count = 0;   // an integer: the compiler adds a pack's 8 at once (a float count costs an FADD a value)
+        float sum = 0.0f, m2 = 0.0f;
         each([&](float &x) {
-            n += 1.0f;
+            count++;
             sum += x;
         });
-        float mean = n > 0.0f ? sum / n : 0.0f;
+        float n = (float)count, mean = count ? sum / n : 0.0f;
         each([&](float &x) { m2 += (x - mean) * (x - mean); });
         return {n, mean, m2};
     }
@@ -244,6 +245,7 @@ struct RmsNormOp {
     struct Stats { float rstd; };
     struct Params { const W *gamma; float eps; };
     static constexpr bool kPerElement = true;
+    static constexpr bool kCommutes = true;    // a + b == b + a, bit for bit
     __device__ static Acc identity() { return 0.0f; }
     __device__ static Acc shfl_xor(Acc v, int o, int w) { return shfl_xor_f(v, o, w); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
@@ -272,6 +274,7 @@ struct RowStatsOp {
     struct Stats { float mean, norm; };
     struct Params {};
     static constexpr bool kPerElement = false;
+    static constexpr bool kCommutes = true;
     __device__ static Acc identity() { return {0.0f, 0.0f}; }
     __device__ static Acc shfl_xor(Acc v, int o, int w) { return {shfl_xor_f(v.sum, o, w), shfl_xor_f(v.sq, o, w)}; }
     __device__ static Acc combine(Acc a, Acc b) { return {a.sum + b.sum, a.sq + b.sq}; }
@@ -330,13 +333,20 @@ __device__ __forceinline__ V cluster_load(const V *p, unsigned rank)
 
 // ---- Combining partial results (exercise 13's butterfly and block all-reduce) ----------------------------------
 // Every lane computes combine(lower lane's value, upper lane's value): the same operands in the same order
-// in both lanes of a pair, so all end with the same bits even where combine rounds asymmetrically.
+// in both lanes of a pair, so all end with the same bits even where combine rounds asymmetrically. The order
+// is chosen by selects, so the two lanes of a pair do not take two branches one after the other; an operation
+// whose combine commutes bit for bit (a sum) needs no order.
 template <typename Op, typename Acc>
 __device__ __forceinline__ Acc butterfly(Acc v, int width)
 {
     for (int offset = width / 2; offset > 0; offset /= 2) {
         Acc other = Op::shfl_xor(v, offset, width);
-        v = (threadIdx.x & offset) ? Op::combine(other, v) : Op::combine(v, other);
+        if constexpr (Op::kCommutes) {
+            v = Op::combine(v, other);
+        } else {
+            bool upper = threadIdx.x & offset;
+            v = Op::combine(upper ? other : v, upper ? v : other);
+        }
     }
     return v;
 }
@@ -611,8 +621,10 @@ static const RowsDevice &rows_device()
 }
 
 // Rows of cols values in packs of P: W lanes a row and PACKS packs a lane, W * PACKS * P >= cols. W is a
-// power of two from 4 (fewer lanes would save nothing) to 32; only PACKS, the registers a lane holds, needs
-// a kernel of its own.
+// power of two from 4 (fewer lanes would save nothing) to 32, and a lane holds two packs or more where the row
+// allows: the shuffles and the row's statistics cost each lane the same whatever it holds, so a lane of one
+// pack spent most of its instructions on them (lesson 16 measures it). Only PACKS, the registers a lane
+// holds, needs a kernel of its own.
 template <typename T, typename O, typename Op, int PACKS>
 static int launch_warp(const T *x, O *y, long rows, int cols, int W, typename Op::Params prm)
 {
@@ -625,21 +637,23 @@ static int warp_path(const T *x, O *y, long rows, int cols, typename Op::Params 
 {
     constexpr int P = pack_of<T>();
     int packs = (cols + P - 1) / P, W = 4;
-    while (W < 32 && W < packs)
+    while (W < 32 && 2 * W < packs)   // fewer lanes while each would still hold two packs
         W *= 2;
-    if (packs <= 32) return launch_warp<T, O, Op, 1>(x, y, rows, cols, W, prm);
-    if (packs <= 64) return launch_warp<T, O, Op, 2>(x, y, rows, cols, 32, prm);
-    if (packs <= 128) return launch_warp<T, O, Op, 4>(x, y, rows, cols, 32, prm);
-    if constexpr (P <= 4) if (packs <= 256) return launch_warp<T, O, Op, 8>(x, y, rows, cols, 32, prm);
+    int per = (packs + W - 1) / W;    // packs a lane
+    if (per <= 1) return launch_warp<T, O, Op, 1>(x, y, rows, cols, W, prm);
+    if (per <= 2) return launch_warp<T, O, Op, 2>(x, y, rows, cols, W, prm);
+    if (per <= 4) return launch_warp<T, O, Op, 4>(x, y, rows, cols, W, prm);
+    if constexpr (P <= 4) if (per <= 8) return launch_warp<T, O, Op, 8>(x, y, rows, cols, W, prm);
     return 0;
 }
 
 // Threads for a row of `slots` 16-byte slots spread over K blocks: about 16 slots a thread in all (the
-// loads each thread keeps in flight), 128 to 1024 a block.
+// loads each thread keeps in flight), 128 to 1024 a block. A cluster's blocks are about one an SM, so they
+// take twice the threads, 8 slots each: more warps an SM to wait on the loads (lesson 16 measures it).
 static int row_threads(long slots, int K)
 {
-    int threads = 128;
-    while (threads < 1024 && (long)threads * K * 16 < slots)
+    int threads = 128, per = K > 1 ? 8 : 16;
+    while (threads < 1024 && (long)threads * K * per < slots)
         threads *= 2;
     return threads;
 }
