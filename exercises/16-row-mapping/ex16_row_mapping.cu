@@ -10,6 +10,7 @@
 // block path reads and its wait, the cluster's exchange of partial results, and the dispatch's choice.
 #include <cuda_pipeline_primitives.h>
 #include <stdint.h>
+#include <type_traits>
 
 #define FULL_MASK 0xffffffffu
 #define LOG2E 1.4426950408889634f
@@ -160,8 +161,9 @@ struct SoftmaxOp {
         return {m, d};
     }
     __device__ static Stats finish(Acc a, int, Params) { return {a.m, 1.0f / a.d}; }
+    __device__ static bool whole(Params, long) { return true; }   // no weights
     // mine: where v holds exp(x - m') already (m' the thread's own max, from its local()), a rescale.
-    template <int P> __device__ static void apply(float (&v)[P], long, Stats s, Params, const Acc *mine)
+    template <int P, bool = true> __device__ static void apply(float (&v)[P], long, Stats s, Params, const Acc *mine)
     {
         if (mine) {
             float scale = exp2_ftz((mine->m - s.m) * LOG2E) * s.inv;
@@ -177,19 +179,25 @@ struct SoftmaxOp {
     __device__ static void write_row(void *, long, Stats) {}
 };
 
-// P weights (in the input's type, as PyTorch's) from column c: one access where c is a multiple of P and the
-// weights start on a 16-byte boundary (they may start anywhere, as the input may; the test of q is the same
-// for every pack, so the compiler takes it out of the loop).
-template <typename W, int P>
+// P weights (in the input's type, as PyTorch's) from column c: one access where the caller knows that they
+// start a 16-byte pack there (kWhole), else value by value (the weights may start anywhere, as the input may).
+// The caller tests once for all its packs (whole(), below) and runs a loop for each answer: a test in the loop
+// would leave both ways in it, predicated, and a predicated instruction still takes its issue slot.
+template <typename W, int P, bool kWhole>
 __device__ __forceinline__ void load_weights(const W *q, long c, float (&g)[P])
 {
-    if (c % P == 0 && reinterpret_cast<uintptr_t>(q) % 16 == 0) {
+    if constexpr (kWhole) {
         load_pack<W, P>(q + c, g);
     } else {
 #pragma unroll
         for (int j = 0; j < P; j++)
             g[j] = to_float(q[c + j]);
     }
+}
+template <typename W>
+__device__ __forceinline__ bool starts_pack(const W *q, long c)
+{
+    return reinterpret_cast<uintptr_t>(q + c) % 16 == 0;
 }
 
 // LayerNorm (exercise 15): Welford's (n, mean, m2). A thread's own values give an exact two-pass triple;
@@ -226,11 +234,14 @@ struct LayerNormOp {
         return {n, mean, m2};
     }
     __device__ static Stats finish(Acc a, int cols, Params p) { return {a.mean, rsqrtf(a.m2 / cols + p.eps)}; }
-    template <int P> __device__ static void apply(float (&v)[P], long c, Stats s, Params p, const Acc *)
+    // Whether the weights start a 16-byte pack at column c (and so at c + P, c + 2P, ...).
+    __device__ static bool whole(Params p, long c) { return starts_pack(p.gamma, c) && starts_pack(p.beta, c); }
+    template <int P, bool kWhole = false>
+    __device__ static void apply(float (&v)[P], long c, Stats s, Params p, const Acc *)
     {
         float g[P], b[P];
-        load_weights<W, P>(p.gamma, c, g);
-        load_weights<W, P>(p.beta, c, b);
+        load_weights<W, P, kWhole>(p.gamma, c, g);
+        load_weights<W, P, kWhole>(p.beta, c, b);
 #pragma unroll
         for (int j = 0; j < P; j++)
             v[j] = (v[j] - s.mean) * s.rstd * g[j] + b[j];
@@ -256,10 +267,12 @@ struct RmsNormOp {
         return sq;
     }
     __device__ static Stats finish(Acc a, int cols, Params p) { return {rsqrtf(a / cols + p.eps)}; }
-    template <int P> __device__ static void apply(float (&v)[P], long c, Stats s, Params p, const Acc *)
+    __device__ static bool whole(Params p, long c) { return starts_pack(p.gamma, c); }
+    template <int P, bool kWhole = false>
+    __device__ static void apply(float (&v)[P], long c, Stats s, Params p, const Acc *)
     {
         float g[P];
-        load_weights<W, P>(p.gamma, c, g);
+        load_weights<W, P, kWhole>(p.gamma, c, g);
 #pragma unroll
         for (int j = 0; j < P; j++)
             v[j] = v[j] * s.rstd * g[j];
@@ -288,7 +301,8 @@ struct RowStatsOp {
         return a;
     }
     __device__ static Stats finish(Acc a, int cols, Params) { return {a.sum / cols, sqrtf(a.sq)}; }
-    template <int P> __device__ static void apply(float (&)[P], long, Stats, Params, const Acc *) {}
+    __device__ static bool whole(Params, long) { return true; }
+    template <int P, bool = true> __device__ static void apply(float (&)[P], long, Stats, Params, const Acc *) {}
     __device__ static void write_row(float *y, long row, Stats s)
     {
         y[2 * row] = s.mean;
@@ -437,14 +451,20 @@ __global__ void __launch_bounds__(128) warp_rows(const T *__restrict__ x, O *__r
     typename Op::Acc all = mine;
     typename Op::Stats s = Op::finish(all, cols, prm);
     if constexpr (Op::kPerElement) {
+        auto write = [&](auto whole) {   // whole: std::true_type where the weights start a pack at column 0
 #pragma unroll
-        for (int i = 0; i < PACKS; i++) {
-            int col = (i * W + l) * P;
-            if (ok[i]) {
-                Op::template apply<P>(v[i], col, s, prm, &mine);
-                store_pack<O, P>(y + row * cols + col, v[i]);
+            for (int i = 0; i < PACKS; i++) {
+                int col = (i * W + l) * P;
+                if (ok[i]) {
+                    Op::template apply<P, decltype(whole)::value>(v[i], col, s, prm, &mine);
+                    store_pack<O, P>(y + row * cols + col, v[i]);
+                }
             }
-        }
+        };
+        if (Op::whole(prm, 0))
+            write(std::true_type());
+        else
+            write(std::false_type());
     } else if (row < rows && l == 0) {
         Op::write_row(y, row, s);
     }
@@ -534,22 +554,27 @@ __global__ void __launch_bounds__(1024) block_rows(const T *__restrict__ x, O *_
                 Op::template apply<1>(v, c, st, prm, nullptr);
                 yr[c] = from_float<O>(v[0]);
             };
-            if (slots_of<O, P>(yr, c0, c1).shift == s.shift) {
+            auto write = [&](auto whole) {   // whole: std::true_type where the weights start a pack at each slot
                 walk_slots<P>(s, t, threads,
                               [&](long c, int k) {
                                   float v[P];
                                   load_pack<T, P>(cur + k * P, v);
-                                  Op::template apply<P>(v, c, st, prm, nullptr);
+                                  Op::template apply<P, decltype(whole)::value>(v, c, st, prm, nullptr);
                                   store_pack<O, P>(yr + c, v);
                               },
                               one);
-            } else {   // the output's 16-byte boundaries fall elsewhere: value by value
-                walk_slots<P>(s, t, threads,
+            };
+            if (slots_of<O, P>(yr, c0, c1).shift != s.shift) {
+                walk_slots<P>(s, t, threads,   // the output's 16-byte boundaries fall elsewhere: value by value
                               [&](long c, int k) {
                                   for (int j = 0; j < P; j++)
                                       one(c + j, k, j);
                               },
                               one);
+            } else if (Op::whole(prm, c0 - s.shift)) {
+                write(std::true_type());
+            } else {
+                write(std::false_type());
             }
         } else if (rank == 0 && t == 0) {
             Op::write_row(y, r, st);
