@@ -481,9 +481,11 @@ __global__ void __launch_bounds__(128) warp_rows(const T *__restrict__ x, O *__r
 
 // ---- Paths 2 and 3: a block per row, or a cluster of K blocks per row; the row (the slice) in shared memory ----
 // Block b of a cluster of K takes columns [c0, c1) of its rows. The blocks stay resident and stride over
-// the rows (a cluster over rows); each keeps two stages of its slice in shared memory: while it reduces and
-// writes one row, the next row's slice is on its way (cp.async, 16 bytes a thread, into this thread's own
-// slots). With K > 1 the blocks' partial results meet in distributed shared memory: each block combines
+// the rows (a cluster over rows); each copies its slice of a row into one stage of shared memory (cp.async,
+// 16 bytes a thread, into this thread's own slots), waits for its own copies, and reduces and writes from
+// there: while it does, the other blocks on its SM have their copies in flight. (Two stages, the next row's
+// slice copied while this one is reduced, take twice the shared memory, so half the blocks an SM, and ran
+// slower on an H200: lesson 16.) With K > 1 the blocks' partial results meet in distributed shared memory: each block combines
 // all K in rank order, so all get the same bits; one cluster barrier a row, the partials kept in two slots
 // by the row's parity. An operation that needs each value once (row statistics) reads global memory
 // directly and keeps nothing.
@@ -502,26 +504,21 @@ __global__ void __launch_bounds__(1024) block_rows(const T *__restrict__ x, O *_
     long per = ((cols + K - 1) / K + P - 1) / P * P;
     long c0 = rank * per < cols ? rank * per : cols, c1 = c0 + per < cols ? c0 + per : cols;
     long stride = gridDim.x / K;
-    T *stages = reinterpret_cast<T *>(smem);   // stage i at stages + i * stage_elems
+    T *stages = reinterpret_cast<T *>(smem);   // the stage: stage_elems values
 
-    // Row r's slice into a stage: whole slots by cp.async, partial ones value by value.
-    auto prefetch = [&](long r, T *dst) {
+    // Row r's slice into the stage: whole slots by cp.async, partial ones value by value.
+    auto copy_slice = [&](long r, T *dst) {
         const T *xr = x + r * cols;
         walk_slots<P>(slots_of<T, P>(xr, c0, c1), t, threads,
                       [&](long c, int k) { __pipeline_memcpy_async(dst + k * P, xr + c, 16); },
                       [&](long c, int k, int j) { dst[k * P + j] = xr[c]; });
     };
-    long r = blockIdx.x / K;
-    if (kKeep && r < rows)
-        prefetch(r, stages);
-    __pipeline_commit();
-    for (int it = 0; r < rows; r += stride, it++) {
-        T *cur = stages + (it & 1) * stage_elems;
+    for (long r = blockIdx.x / K, it = 0; r < rows; r += stride, it++) {
+        T *cur = stages;
         if (kKeep) {
-            if (r + stride < rows)
-                prefetch(r + stride, stages + ((it + 1) & 1) * stage_elems);
+            copy_slice(r, cur);
             __pipeline_commit();
-            __pipeline_wait_prior(1);   // this thread's copies of the current row have landed
+            __pipeline_wait_prior(0);   // this thread's copies of the row have landed (it reads only those)
         }
         const T *xr = x + r * cols;
         Slots s = slots_of<T, P>(xr, c0, c1);
@@ -709,7 +706,7 @@ static int launch_blocks(const T *x, O *y, long rows, int cols, typename Op::Par
     }
     long per = ((cols + K - 1) / K + P - 1) / P * P;
     int stage_elems = (int)(per + P);
-    size_t smem = Op::kPerElement ? 2 * stage_elems * sizeof(T) : 0;   // two stages of the slice
+    size_t smem = Op::kPerElement ? stage_elems * sizeof(T) : 0;   // one stage of the slice
     if (smem > smem_max)
         return 0;
     int threads = row_threads((cols + P - 1) / P, K);
@@ -753,7 +750,7 @@ static int launch_reread(const T *x, O *y, long rows, int cols, typename Op::Par
     return ROWS_REREAD_;
 }
 
-// The smallest cluster whose blocks' two stages fit in shared memory (a slice of at most 100 KB), up to 16.
+// The smallest cluster whose slices are at most 100 KB, up to 16: two blocks' stages fit in an SM.
 static int cluster_for(long row_bytes)
 {
     int K = 1;
@@ -763,7 +760,7 @@ static int cluster_for(long row_bytes)
 }
 
 // Rows of up to 1024 values that start on 16-byte boundaries: (parts of) warps, in registers. Longer rows,
-// or rows the warps cannot load in 16-byte packs: a block each while two stages of the row fit in shared
+// or rows the warps cannot load in 16-byte packs: a block each while the row is at most 100 KB, in shared
 // memory; longer still, the smallest cluster whose slices fit; without clusters, a block that reads the
 // row again. An operation that reads each value once needs no shared memory: a block per row.
 template <typename T, typename O, typename Op>

@@ -34,9 +34,9 @@ static const char *WARP_HINT = N_("Does lane l of a row's W lanes load and store
                                   "only where the row exists and the column is inside it?");
 static const char *BUTTERFLY_HINT = N_("Does the butterfly stay within the W lanes of a row (width W, offsets W / 2 "
                                        "down to 1)?");
-static const char *BLOCK_HINT = N_("Does each thread read this row's stage (it & 1) and only the slots it copied "
-                                   "there itself, after __pipeline_wait_prior(1) says that its copies of this row "
-                                   "have landed?");
+static const char *BLOCK_HINT = N_("Does each thread read only the slots of the stage that it copied there "
+                                   "itself, and only after __pipeline_wait_prior(0) says that its copies of this "
+                                   "row have landed?");
 static const char *CLUSTER_HINT = N_("Does each block put its partial result in its slot, wait at the cluster "
                                      "barrier, read the K partials in rank order (the same order in every block), "
                                      "and wait at the barrier again before it may leave?");
@@ -413,7 +413,7 @@ static int cols_of(const char *label, enum op op, const device *d)
     if (!strcmp(label, "cluster_first")) return 102400 / size + 1;
     if (!strcmp(label, "past_block")) return d->optin / size + 1;
     if (!strcmp(label, "cluster_16")) return 8 * 102400 / size + 1;
-    if (!strcmp(label, "past_cluster")) return 16 * (d->optin / 2 / size) + 1;
+    if (!strcmp(label, "past_cluster")) return 16 * (d->optin / size) + 1;
     return atoi(label);
 }
 
@@ -516,8 +516,8 @@ START_TEST(test_ex16_warp_path)
 END_TEST
 
 /* A block per row keeps its row in shared memory: an H100 gives a block up to 227 KB (232448 bytes), which the
- * emulator reports too, less the kernel's static shared memory. Rows of 100 KB must run (twice that, for two
- * stages, fits); rows past 227 KB must be declined; between, either. Row statistics keep nothing, so their block
+ * emulator reports too, less the kernel's static shared memory. Rows of 100 KB must run (even a design of two
+ * stages fits them); rows past 227 KB must be declined; between, either. Row statistics keep nothing, so their block
  * takes any row; the block that reads its row again (path 4) takes any row too. */
 START_TEST(test_ex16_block_path)
 {
