@@ -2,30 +2,41 @@
 # profile_rows.sh - the Nsight Compute metrics lesson 16 quotes: one launch (the second) of each path of
 # exercise 16's reference at a shape that takes it, and exercise 14's one-block-per-row kernel beside it.
 # Run on a GPU machine from the repository root; prints one block of metrics per kernel.
+#   profile_rows.sh          the reference's list below
+#   profile_rows.sh --list   the lines "LIBRARY FUNCTION ROWSxCOLS" of standard input instead, each library a
+#                            build of a Part III kernel file (rows-candidates.sh profiles its candidates so)
 # (checker/bench/results/nvidia-h100-2026-11-25/profile.txt is its output on an H100.)
 set -u
 out=${BUILD:-build}/gpu/profile
+m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+m=$m,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,launch__registers_per_thread,launch__block_size
+m=$m,launch__grid_size,launch__shared_mem_per_block_dynamic,sm__warps_active.avg.pct_of_peak_sustained_active
+m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active
+m=$m,smsp__inst_executed.sum
+st='regex:smsp__average_warps_issue_stalled_(long_scoreboard|barrier|mio_throttle|lg_throttle|short_scoreboard|membar|wait|math_pipe_throttle|not_selected)_per_issue_active.ratio'
+profile() {   # LIBRARY FUNCTION ROWSxCOLS: one block of metrics
+    echo "=== $(basename "$1" .so) $2 $3"
+    timeout 60 ncu --csv -k 'regex:warp_rows|block_rows|reread_rows|softmax_online_kernel' --metrics "$m,$st" -s 1 -c 1 \
+        python3 checker/bench/probe_rows.py "$1" "$2" "$3" 0 2>/dev/null |
+        grep -v '^==' | awk -F'","' 'NR > 1 { gsub(/"/, "", $NF); print "  " $(NF - 2), $NF }'
+}
+if [ "${1:-}" = --list ]; then
+    while read -r lib fn shape; do profile "$lib" "$fn" "$shape"; done
+    exit 0
+fi
 mkdir -p "$out"
 for nn in 14 16; do
     src=$(ls solutions/ex${nn}_*.cu)
     nvcc -arch=${GPU_ARCH:-native} -O3 -lineinfo -std=c++17 -Xcompiler -fPIC -shared \
         -include checker/contracts/ex$nn.h "$src" -o "$out/librows_ex$nn.so" || exit 1
 done
-m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
-m=$m,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__block_size,launch__grid_size
-m=$m,launch__shared_mem_per_block_dynamic,sm__warps_active.avg.pct_of_peak_sustained_active
-m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active
-st='regex:smsp__average_warps_issue_stalled_(long_scoreboard|barrier|mio_throttle|lg_throttle|short_scoreboard|membar|wait|math_pipe_throttle|not_selected)_per_issue_active.ratio'
-while read -r nn fn shape path; do
-    echo "=== $fn $shape path $path"
-    timeout 60 ncu --csv -k 'regex:warp_rows|block_rows|reread_rows|softmax_online_kernel' --metrics "$m,$st" -s 1 -c 1 \
-        python3 checker/bench/probe_rows.py "$out/librows_ex$nn.so" "$fn" "$shape" "$path" 2>/dev/null |
-        grep -v '^==' | awk -F'","' 'NR > 1 { gsub(/"/, "", $NF); print "  " $(NF - 2), $NF }'
+while read -r nn fn shape; do
+    profile "$out/librows_ex$nn.so" "$fn" "$shape"
 done <<'LIST'
-16 softmax_rows 65536x1024 0
-14 softmax_online 1048576x64 0
-16 softmax_rows 1048576x64 0
-16 softmax_rows 8192x8192 0
-16 layernorm_rows_f16 8192x8192 0
-16 softmax_rows 256x262144 0
+16 softmax_rows 65536x1024
+14 softmax_online 1048576x64
+16 softmax_rows 1048576x64
+16 softmax_rows 8192x8192
+16 layernorm_rows_f16 8192x8192
+16 softmax_rows 256x262144
 LIST

@@ -11,7 +11,7 @@
 # floats by checker/bench/as_float.sed) and each version's sums are checked. The lessons' ladders
 # and SASS boxes are compared with what their commands print now, so are `make show`'s pictures (with its own
 # checks: checker/show/check_show.py), the measurement candidates of
-# checker/bench/candidates/ must still apply to the solutions, and the Chinese edition must be in step
+# checker/bench/candidates/ and rows-candidates/ must still apply to the solutions, and the Chinese edition must be in step
 # with the English one (editions.py, report-editions.py).
 # The classroom's workflow must pass actionlint, and `make classroom` must grade three checkouts as they are.
 # Every verification is one job of one queue, longest first (as long as it took last time here, else a
@@ -278,10 +278,10 @@ emulator_check() {   # [--dev-tools] ID LABEL LOG COMMAND...
 }
 candidates_apply() {
     local patch
-    for patch in checker/bench/candidates/*.patch; do
+    for patch in checker/bench/candidates/*.patch checker/bench/rows-candidates/*.patch; do
         corpus_apply "$patch" "$work/candidates/$(basename "$patch" .patch).cu" || return 1
     done
-    echo "$(ls checker/bench/candidates/*.patch | wc -l) patches apply to today's solutions"
+    echo "$(ls checker/bench/candidates/*.patch checker/bench/rows-candidates/*.patch | wc -l) patches apply to today's solutions"
 }
 # Corpus and unusual entries are patches (lib.sh); a file stored whole would never be run.
 corpus_all_patches() {
@@ -338,7 +338,7 @@ run_job() {
         show-lessons) emulator_check --dev-tools show-lessons "make show's pictures in the lessons (checker/show/lessons.py --check)" \
             "$work/show-lessons.log" python3 checker/show/lessons.py --check ;;
         show) emulator_check --dev-tools show "make show (checker/show/check_show.py)" "$work/show.log" python3 checker/show/check_show.py ;;
-        candidates) check_cmd candidates "device-lessons.sh's candidates" "$work/candidates.log" candidates_apply ;;
+        candidates) check_cmd candidates "the lessons' candidate kernels" "$work/candidates.log" candidates_apply ;;
         corpus-form) check_cmd corpus-form "the corpus's entries" "$work/corpus-form.log" corpus_all_patches ;;
         editions) check_cmd editions "Chinese pages (checker/scripts/editions.py)" "$work/editions.log" python3 checker/scripts/editions.py ;;
         report-editions) report_editions ;;
