@@ -134,6 +134,7 @@ struct SoftmaxOp {
     struct Params {};
     static constexpr bool kPerElement = true;
     static constexpr bool kCommutes = false;   // combine(a, b) and combine(b, a) may round differently
+    static constexpr bool kWeights = false;    // no gamma or beta to read
     __device__ static Acc identity() { return {-INFINITY, 0.0f}; }
     __device__ static Acc shfl_xor(Acc v, int o, int w) { return {shfl_xor_f(v.m, o, w), shfl_xor_f(v.d, o, w)}; }
     __device__ static Acc combine(Acc a, Acc b)
@@ -209,6 +210,7 @@ struct LayerNormOp {
     struct Params { const W *gamma, *beta; float eps; };
     static constexpr bool kPerElement = true;
     static constexpr bool kCommutes = false;
+    static constexpr bool kWeights = true;
     __device__ static Acc identity() { return {0.0f, 0.0f, 0.0f}; }
     __device__ static Acc shfl_xor(Acc v, int o, int w)
     {
@@ -257,6 +259,7 @@ struct RmsNormOp {
     struct Params { const W *gamma; float eps; };
     static constexpr bool kPerElement = true;
     static constexpr bool kCommutes = true;    // a + b == b + a, bit for bit
+    static constexpr bool kWeights = true;
     __device__ static Acc identity() { return 0.0f; }
     __device__ static Acc shfl_xor(Acc v, int o, int w) { return shfl_xor_f(v, o, w); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
@@ -288,6 +291,7 @@ struct RowStatsOp {
     struct Params {};
     static constexpr bool kPerElement = false;
     static constexpr bool kCommutes = true;
+    static constexpr bool kWeights = false;
     __device__ static Acc identity() { return {0.0f, 0.0f}; }
     __device__ static Acc shfl_xor(Acc v, int o, int w) { return {shfl_xor_f(v.sum, o, w), shfl_xor_f(v.sq, o, w)}; }
     __device__ static Acc combine(Acc a, Acc b) { return {a.sum + b.sum, a.sq + b.sq}; }
@@ -669,11 +673,12 @@ static int warp_path(const T *x, O *y, long rows, int cols, typename Op::Params 
 }
 
 // Threads for a row of `slots` 16-byte slots spread over K blocks: about 16 slots a thread in all (the
-// loads each thread keeps in flight), 128 to 1024 a block. A cluster's blocks are about one an SM, so they
-// take twice the threads, 8 slots each: more warps an SM to wait on the loads (lesson 16 measures it).
-static int row_threads(long slots, int K)
+// loads each thread keeps in flight), 128 to 1024 a block. A cluster's blocks, for an operation with weights
+// to read as well, take twice the threads, 8 slots each: on an H200 that made LayerNorm and RMSNorm faster on
+// the cluster path and softmax slower (lesson 16).
+static int row_threads(long slots, int K, bool weights)
 {
-    int threads = 128, per = K > 1 ? 8 : 16;
+    int threads = 128, per = K > 1 && weights ? 8 : 16;
     while (threads < 1024 && (long)threads * K * per < slots)
         threads *= 2;
     return threads;
@@ -702,7 +707,7 @@ static int launch_blocks(const T *x, O *y, long rows, int cols, typename Op::Par
     size_t smem = Op::kPerElement ? stage_elems * sizeof(T) : 0;   // one stage of the slice
     if (smem > smem_max)
         return 0;
-    int threads = row_threads((cols + P - 1) / P, K);
+    int threads = row_threads((cols + P - 1) / P, K, Op::kWeights);
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = smem;
@@ -739,7 +744,7 @@ template <typename T, typename O, typename Op>
 static int launch_reread(const T *x, O *y, long rows, int cols, typename Op::Params prm)
 {
     constexpr int P = pack_of<T>();
-    reread_rows<T, O, Op, P><<<(unsigned)rows, row_threads((cols + P - 1) / P, 1)>>>(x, y, cols, prm);
+    reread_rows<T, O, Op, P><<<(unsigned)rows, row_threads((cols + P - 1) / P, 1, Op::kWeights)>>>(x, y, cols, prm);
     return ROWS_REREAD_;
 }
 
