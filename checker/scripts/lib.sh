@@ -395,8 +395,15 @@ corpus_apply() {
 # corpus_source ENTRY: where make test and make show write the kernel of ENTRY (checker/KIND/exNN/NAME.patch):
 # BUILD/entries/KIND/exNN/NAME.cu, one path for both, so that one compiles it for the other (nvcc-cached.sh
 # finds an object by its source's path and bytes).
+# (make test asks it for every entry before its jobs start: the usual KIND/exNN/NAME.patch is taken apart
+# without a process.)
 corpus_source() {
-    local folder
+    local folder kind
+    if [[ $1 =~ ^(.*/)?([^/]+)/([^/]+)/([^/]+)$ ]]; then
+        folder=${BASH_REMATCH[3]} kind=${BASH_REMATCH[2]}
+        echo "$BUILD/entries/$kind/$folder/${BASH_REMATCH[4]%.patch}.cu"
+        return
+    fi
     folder=$(dirname "$1")
     echo "$BUILD/entries/$(basename "$(dirname "$folder")")/$(basename "$folder")/$(basename "$1" .patch).cu"
 }
