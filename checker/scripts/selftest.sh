@@ -30,6 +30,8 @@ export COURSE_LANG=en
 # make test runs nproc verifications at once: each suite then runs its tests one at a time (a learner's grade
 # runs them side by side, harness_main.c), or a 32-core machine would run 32 suites of 16 workers each.
 export HARNESS_JOBS=1
+# The compilers' versions, which the compile cache's every key names, asked once (nvcc-cached.sh --tools).
+KERNEL_CACHE_TOOLS=$(checker/scripts/nvcc-cached.sh --tools 2>/dev/null) && export KERNEL_CACHE_TOOLS
 work="$BUILD/$BACKEND/selftest"
 rm -rf "$work"
 mkdir -p "$work"
