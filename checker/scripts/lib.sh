@@ -11,10 +11,13 @@ BUILD=${BUILD:-build}
 BACKEND=${BACKEND:-gpu}
 STATE_DIR=${STATE_DIR:-.state}
 
-# All exercise numbers, in order.
+# All exercise numbers, in order. (These helpers run no process: every script asks them, some for every entry.)
 exercise_numbers() {
+    local dir
     for dir in exercises/[0-9][0-9]-*/; do
-        basename "$dir" | cut -c1-2
+        dir=${dir%/}
+        dir=${dir##*/}
+        echo "${dir:0:2}"
     done
 }
 
@@ -25,19 +28,26 @@ test_selects() {   # NN
     [[ " ${TEST_ONLY//,/ } " == *" $1 "* ]]
 }
 
-exercise_dir() { ls -d exercises/"$1"-*/ 2>/dev/null | head -n 1 | sed 's:/$::'; }
+exercise_dir() {
+    local dirs=(exercises/"$1"-*/)
+    [ -d "${dirs[0]}" ] && echo "${dirs[0]%/}"
+    return 0
+}
 
 # The learner's kernel file of exercise NN (the one .cu in its folder).
 exercise_file() {
-    local dir
-    dir=$(exercise_dir "$1") || return 1
-    ls "$dir"/*.cu 2>/dev/null | head -n 1
+    local dir files
+    dir=$(exercise_dir "$1")
+    [ -n "$dir" ] || return 0
+    files=("$dir"/*.cu)
+    [ -e "${files[0]}" ] || [ -L "${files[0]}" ] && echo "${files[0]}"
+    return 0
 }
 
 # The reference solution has the same file name under solutions/.
 solution_file() {
     local file
-    file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/$(basename "$file")"
+    file=$(exercise_file "$1") && [ -n "$file" ] && echo "solutions/${file##*/}"
 }
 
 # ---- The learner's language (checker/i18n) ----------------------------------------------------------------
@@ -395,8 +405,15 @@ corpus_apply() {
 # corpus_source ENTRY: where make test and make show write the kernel of ENTRY (checker/KIND/exNN/NAME.patch):
 # BUILD/entries/KIND/exNN/NAME.cu, one path for both, so that one compiles it for the other (nvcc-cached.sh
 # finds an object by its source's path and bytes).
+# (make test asks it for every entry before its jobs start: the usual KIND/exNN/NAME.patch is taken apart
+# without a process.)
 corpus_source() {
-    local folder
+    local folder kind
+    if [[ $1 =~ ^(.*/)?([^/]+)/([^/]+)/([^/]+)$ ]]; then
+        folder=${BASH_REMATCH[3]} kind=${BASH_REMATCH[2]}
+        echo "$BUILD/entries/$kind/$folder/${BASH_REMATCH[4]%.patch}.cu"
+        return
+    fi
     folder=$(dirname "$1")
     echo "$BUILD/entries/$(basename "$(dirname "$folder")")/$(basename "$folder")/$(basename "$1" .patch).cu"
 }

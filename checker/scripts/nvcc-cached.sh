@@ -9,10 +9,13 @@
 # what a compile read decides its key, and a file changed while it compiled is not kept. Builds for
 # -arch=native (the GPU in this machine, whichever it is) are not kept. KERNEL_CACHE is the folder
 # (default $BUILD/cache/nvcc; "none": no cache); it keeps the 600 objects used last.
+#   nvcc-cached.sh --tools   what make test exports as KERNEL_CACHE_TOOLS (see the recipe below)
 set -u
+nvcc=${NVCC:-nvcc}
+nvcc_tools() { "$nvcc" --version; gcc --version 2>/dev/null | head -n 1; }
+[ "${1:-}" = --tools ] && { printf 'nvcc=%s\n' "$nvcc"; nvcc_tools; exit; }
 out=$1 src=$2
 shift 2
-nvcc=${NVCC:-nvcc}
 # The compile itself: nvcc's steps with the host's and the device's front ends side by side.
 compile=$(dirname "$0")/nvcc-sides.sh
 cache=${KERNEL_CACHE:-${BUILD:-build}/cache/nvcc}
@@ -22,9 +25,13 @@ case " $* " in *native*) plain "$@" ;; esac
 mkdir -p "$cache" 2>/dev/null || plain "$@"
 
 # The recipe: everything but the files' bytes. nvcc runs the host compiler it finds on PATH (gcc), unless
-# -ccbin or NVCC_CCBIN names another; that one's version then comes in through the flags.
-recipe=$({ "$nvcc" --version; gcc --version 2>/dev/null | head -n 1; pwd; printf '%s\n' "$src" "$@"
-           env | grep '^NVCC_' | sort; } | sha256sum | cut -c1-32)
+# -ccbin or NVCC_CCBIN names another; that one's version then comes in through the flags. make test, which
+# compiles some 400 files, asks the compilers for their versions once (KERNEL_CACHE_TOOLS, --tools's lines:
+# they serve a compile by the same nvcc).
+tools=${KERNEL_CACHE_TOOLS:-}
+[ "${tools%%$'\n'*}" = "nvcc=$nvcc" ] && tools=${tools#*$'\n'} || tools=$(nvcc_tools)
+recipe=$({ printf '%s\n' "$tools"; pwd; printf '%s\n' "$src" "$@"; env | grep '^NVCC_' | sort; } | sha256sum)
+recipe=${recipe:0:32}
 deps="$cache/$recipe.deps"
 
 # key_of LIST: the recipe and each listed file's path and bytes (a file gone since: no line, another key).
@@ -62,7 +69,8 @@ newer=$(tr '\n' '\0' <"$tmp.list" | xargs -0 -r sh -c 'find "$@" -newer "$0" -pr
 key=$(key_of "$tmp.list")
 cp "$out" "$tmp.o" && mv "$tmp.o" "$cache/$key.o" && mv "$tmp.log" "$cache/$key.log" && mv "$tmp.list" "$deps"
 # Keep the 600 objects used last.
-if [ "$(find "$cache" -maxdepth 1 -name '*.o' | wc -l)" -gt 600 ]; then
+objects=("$cache"/*.o)
+if [ ${#objects[@]} -gt 600 ]; then
     ls -t "$cache"/*.o | tail -n +501 | while IFS= read -r old; do rm -f "$old" "${old%.o}.log"; done
     find "$cache" -maxdepth 1 \( -name '*.deps' -o -name '*.lock' \) -mtime +30 -delete 2>/dev/null
 fi

@@ -30,6 +30,8 @@ export COURSE_LANG=en
 # make test runs nproc verifications at once: each suite then runs its tests one at a time (a learner's grade
 # runs them side by side, harness_main.c), or a 32-core machine would run 32 suites of 16 workers each.
 export HARNESS_JOBS=1
+# The compilers' versions, which the compile cache's every key names, asked once (nvcc-cached.sh --tools).
+KERNEL_CACHE_TOOLS=$(checker/scripts/nvcc-cached.sh --tools 2>/dev/null) && export KERNEL_CACHE_TOOLS
 work="$BUILD/$BACKEND/selftest"
 rm -rf "$work"
 mkdir -p "$work"
@@ -51,38 +53,43 @@ backends=$BACKEND
 items="$work/items"
 : >"$items"
 sep=$'\x1f'
-# The kernel of a corpus entry (checker/corpus, checker/unusual: a patch against a reference, see lib.sh),
-# written where make show writes it too (corpus_source); a patch that no longer applies leaves NAME.cu.error
-# to report instead.
-entry_source() {
-    local entry=$1 src
-    src=$(corpus_source "$entry")
-    mkdir -p "$(dirname "$src")"
-    corpus_apply "$entry" "$src" 2>"$src.error" || rm -f "$src"
-    echo "$src"
+# Each corpus entry's header, read for every entry of an exercise in one pass (lib.sh's corpus_header reads
+# one key of one entry): "ENTRY<tab>REPORT<tab>PATTERNS<tab>GPU-ONLY", REPORT 1 for an entry with "# report-"
+# lines, PATTERNS its "# expect:" values joined by the separator, GPU-ONLY 1 for "# gpu-only".
+corpus_headers() {   # ENTRY...
+    awk -v sep="$sep" '
+        function out() { print entry "\t" report "\t" patterns "\t" (gpu ? 1 : "") }
+        FNR == 1 { if (entry != "") out(); entry = FILENAME; header = 1; report = gpu = count = 0; patterns = "" }
+        /^--- / { header = 0 }
+        header && /^# report-[a-z]*(:|$)/ { report = 1 }
+        header && /^# expect(:|$)/ { value = $0; sub(/^# expect(: *)?/, "", value)
+                                     patterns = count++ ? patterns sep value : value }
+        header && /^# gpu-only(:|$)/ { gpu = 1 }
+        END { if (entry != "") out() }' "$@"
 }
+# The kernel of a corpus entry (checker/corpus, checker/unusual: a patch against a reference, see lib.sh) is
+# written by its own job (run_item), where make show writes it too (corpus_source).
 for nn in $(exercise_numbers); do
     test_selects "$nn" || continue
     file=$(exercise_file "$nn")
-    sol=$(solution_file "$nn")
+    sol="solutions/${file##*/}"
     echo "solution $sol|$nn|$sol|pass||" >>"$items"
     # The skeleton as committed, so that a learner's own progress does not change the verdict.
-    skel="$work/skeletons/ex$nn/$(basename "$file")"
-    mkdir -p "$(dirname "$skel")"
+    skel="$work/skeletons/ex$nn/${file##*/}"
+    mkdir -p "${skel%/*}"
     git show "HEAD:$file" >"$skel" 2>/dev/null || cp "$file" "$skel"
     echo "skeleton $file|$nn|$skel|fail||" >>"$items"
     # Entries with "# report-" lines are realistic mistakes, graded through grade.sh by mistakes.sh below;
     # header keys other than expect and gpu-only are for such other checks.
-    for bad in checker/corpus/ex"$nn"/*.patch; do
-        [ -e "$bad" ] || continue
-        [ -n "$(corpus_header "$bad" 'report-[a-z]*' | head -n 1)" ] && continue
-        patterns=$(corpus_header "$bad" expect | paste -sd "$sep" -)
-        gpu_only=$(corpus_header "$bad" gpu-only | wc -l | sed 's/^0$//; s/^[1-9].*/1/')
-        echo "wrong kernel $bad|$nn|$(entry_source "$bad")|fail|$patterns|$gpu_only" >>"$items"
-    done
+    entries=(checker/corpus/ex"$nn"/*.patch)
+    [ -e "${entries[0]}" ] &&
+        while IFS=$'\t' read -r bad report patterns gpu_only; do
+            [ "$report" = 1 ] && continue
+            echo "wrong kernel $bad|$nn|$(corpus_source "$bad")|fail|$patterns|$gpu_only" >>"$items"
+        done < <(corpus_headers "${entries[@]}")
     for good in checker/unusual/ex"$nn"/*.patch; do
         [ -e "$good" ] || continue
-        echo "unusual kernel $good|$nn|$(entry_source "$good")|pass||" >>"$items"
+        echo "unusual kernel $good|$nn|$(corpus_source "$good")|pass||" >>"$items"
     done
 done
 
@@ -138,6 +145,12 @@ run_item() {
     local index=$1 line backend outcomes="" whys="" skipped_here=0 skip_reason=""
     line=$(sed -n "${index}p" "$items")
     IFS='|' read -r label nn src expect patterns gpu_only <<<"$line"
+    # A corpus entry's kernel, written here (a patch that no longer applies leaves NAME.cu.error to report).
+    case $label in
+    "wrong kernel "* | "unusual kernel "*)
+        mkdir -p "${src%/*}"
+        corpus_apply "${label#* kernel }" "$src" 2>"$src.error" || rm -f "$src" ;;
+    esac
     for backend in $backends; do
         local out="$work/$backend/item$index"
         mkdir -p "$out"
@@ -148,20 +161,17 @@ run_item() {
             cp "$src.error" "$out.build"; echo 1 >"$out.buildstatus"   # a corpus patch that does not apply
         fi
         : >"$out.log"
-        # A kernel expected to fail is first run up to its first failure; only when that report lacks a
-        # diagnosis the entry expects does the whole suite run (its report holds the first one's).
+        # A kernel expected to fail runs up to the first failure after which its report holds every diagnosis
+        # the entry expects (harness_main.c's all_said), or to the suite's end.
         local stop=""
         [ "$expect" = fail ] && stop=1
         [ "$(cat "$out.buildstatus")" = 0 ] &&
-            HARNESS_STOP_AT_FAILURE=$stop NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
+            HARNESS_STOP_AT_FAILURE=$stop HARNESS_STOP_WHEN_SAID=${stop:+$patterns} NO_COLOR=1 \
+                timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
         judge "$backend" "$index" "$expect" "$patterns"
         # What the suite tries, for the table at the end: its declared input space's covering set.
         [[ "$label" == solution* ]] && [ "$(cat "$out.buildstatus")" = 0 ] &&
             "$out/suite" --space >"$work/space-$nn" 2>&1
-        if [ -n "$stop" ] && [ "$outcome" != pass ] && [ "$(cat "$out.buildstatus")" = 0 ]; then
-            NO_COLOR=1 timeout 1200 "$out/suite" --summary >"$out.log" 2>&1
-            judge "$backend" "$index" "$expect" "$patterns"
-        fi
         [ "$outcome" = fail ] && whys="$whys $why"
         outcomes="$outcomes $outcome"
         skipped_here=$((skipped_here + ${tests_skipped:-0}))
@@ -365,24 +375,25 @@ checker/scripts/mistakes.sh --list >"$work/mistakes.list"
 bad_count=$(wc -l <"$work/bad.list")
 mistake_count=$(wc -l <"$work/mistakes.list")
 checks="harness emu-test $(printf 'bench-%s ' $backends)$(printf 'allreduce-%s ' $backends)ladders sass show-lessons show candidates corpus-form editions report-editions workflow classroom outputs batch"
-guess() {   # NN KIND: seconds
-    local s=3
+guess() {   # NN KIND: sets s, the seconds (without a process: a guess is made for every job)
+    s=3
     case $1 in 08) s=11 ;; 12) s=14 ;; esac
     [ "$2" = grade ] && s=$((s + 1))
-    echo "$s"
 }
 {
     index=0
     while IFS='|' read -r label nn _; do
-        index=$((index + 1)); printf '%s\t%s\titem %s\n' "$(guess "$nn" item)" "$label" "$index"
+        index=$((index + 1)); guess "$nn" item; printf '%s\t%s\titem %s\n' "$s" "$label" "$index"
     done <"$items"
     index=0
     while IFS= read -r line; do
-        index=$((index + 1)); printf '%s\t%s\tbad %s\n' "$(guess "$(cut -d'|' -f2 <<<"$line")" grade)" "$line" "$index"
+        nn=${line#*|}; nn=${nn%%|*}
+        index=$((index + 1)); guess "$nn" grade; printf '%s\t%s\tbad %s\n' "$s" "$line" "$index"
     done <"$work/bad.list"
     index=0
     while IFS= read -r entry; do
-        index=$((index + 1)); printf '%s\t%s\tmistake %s\n' "$(guess "$(basename "$(dirname "$entry")" | sed 's/^ex//')" grade)" "$entry" "$index"
+        nn=${entry%/*}; nn=${nn##*/ex}
+        index=$((index + 1)); guess "$nn" grade; printf '%s\t%s\tmistake %s\n' "$s" "$entry" "$index"
     done <"$work/mistakes.list"
     for c in $checks; do
         case $c in emu-test) s=85 ;; bench-*) s=55 ;; allreduce-*) s=8 ;; show-lessons) s=40 ;; sass | show) s=20 ;;

@@ -1,6 +1,7 @@
 """page.py - `make show`'s page: every picture of the run (views.py), all its rows and groups, as one
 self-contained HTML file: inline SVG and CSS, no script, nothing fetched from anywhere. Each cell's title
 is its tip (a browser shows it on hover); a legend and the notes follow each picture."""
+import functools
 import html
 import os
 
@@ -39,7 +40,13 @@ SWATCH = {"work": "#2a9d3c", "sector": "#2a9d3c", "bank1": "#2a9d3c", "idle": "#
 
 
 def esc(text):
-    return html.escape(str(text), quote=True)
+    return _escaped(str(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _escaped(text):
+    """html.escape, once for each text: a picture's cells repeat a few labels thousands of times."""
+    return html.escape(text, quote=True)
 
 
 def text_px(text):

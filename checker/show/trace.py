@@ -1,6 +1,7 @@
 """trace.py - reads what the emulator wrote under EMU_TRACE (its format: checker/emu/emu_trace.c) into
 launches, blocks and warp instructions, and the findings of the run (checker/metrics/metrics.c writes them
 to stderr, one "[kind at file:line] text" a line)."""
+import functools
 import re
 
 
@@ -31,10 +32,14 @@ class Insn:
         self.src = None
         self.keep = None
         self.step = self.part = self.phase = 0
+        self._lanes_of = None
 
     @property
     def lanes(self):
-        return [l for l in range(32) if self.m >> l & 1]
+        """The lanes of m, worked out once for each value of m (the views ask for them again and again)."""
+        if self._lanes_of != self.m:
+            self._lanes, self._lanes_of = [l for l in range(32) if self.m >> l & 1], self.m
+        return self._lanes
 
     def works(self):
         """Whether it does a step's work: reads or writes memory, or moves a value between lanes."""
@@ -108,8 +113,10 @@ class Trace:
         return self.bufs.get(buf, (0, 0, "?"))[2]
 
 
+@functools.lru_cache(maxsize=4096)
 def line_number(where):
-    """The line of "file:line" or "file:line (in header:line)": an int, 0 when there is none."""
+    """The line of "file:line" or "file:line (in header:line)": an int, 0 when there is none (a run names a few
+    hundred places, each asked for at every instruction drawn)."""
     m = re.match(r"^(.*?):(\d+)", where or "")
     return int(m.group(2)) if m else 0
 
@@ -183,11 +190,15 @@ def read_access(detail, lanes):
     space, size, cost = detail[0], int(detail[1]), int(detail[2])
     buf = int(detail[3]) if space == "g" else -1
     first = 4 if space == "g" else 3
-    offs, ranks = [], []
-    for v in detail[first:first + len(lanes)]:
-        rank, _sep, off = v.rpartition(":")
-        offs.append(int(off))
-        ranks.append(int(rank) if rank else None)
+    fields = detail[first:first + len(lanes)]
+    if not any(":" in v for v in fields):   # no lane went through a cluster address: the usual case, quickly
+        offs, ranks = [int(v) for v in fields], None
+    else:
+        offs, ranks = [], []
+        for v in fields:
+            rank, _sep, off = v.rpartition(":")
+            offs.append(int(off))
+            ranks.append(int(rank) if rank else None)
     return Access(space, size, cost, buf, offs, lanes, ranks), detail[first + len(lanes):]
 
 
