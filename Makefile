@@ -23,14 +23,16 @@ BACKEND   := $(if $(EMU_LIB),$(if $(filter 1,$(SIM)),emu,$(if $(HAVE_GPU),gpu,em
 CFLAGS    ?= -O2 -g
 # The suites see NCCL's declarations in the emulator's nccl.h (the same types and values as NCCL's own), before
 # any copy of the real header that the toolkit's folder holds.
-CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -Ichecker/emu/nccl -I$(CUDA_HOME)/include
-GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17
+# Position-independent, as a GPU's grade links the suite as a shared object too (checker/harness/warm.h).
+CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -fPIC -Ichecker/emu/nccl -I$(CUDA_HOME)/include
+GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17 -Xcompiler -fPIC
 # On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
 # PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").
 GPU_SM    := $(patsubst sm_%,%,$(if $(filter native,$(GPU_ARCH)),$(COURSE_GPU_SEEN),$(GPU_ARCH)))
 comma     := ,
 BOTH_NVCCFLAGS := $(if $(GPU_SM),-gencode arch=compute_$(GPU_SM)$(comma)code=sm_$(GPU_SM),-arch=$(GPU_ARCH)) \
-                  -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -O3 -lineinfo -std=c++17
+                  -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -O3 -lineinfo -std=c++17 \
+                  -Xcompiler -fPIC
 GPU_LDFLAGS   := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 
 export NVCC CUDA_HOME CC CXX BUILD BACKEND GPU_NVCCFLAGS BOTH_NVCCFLAGS GPU_LDFLAGS EMU_NVCCFLAGS EMU_LDFLAGS EMU_LIB HAVE_GPU
@@ -65,11 +67,20 @@ endif
 HARNESS_SRC := $(wildcard checker/harness/harness_*.c)
 HARNESS_OBJ := $(patsubst checker/harness/%.c,$(BUILD)/obj/%.o,$(HARNESS_SRC)) $(BUILD)/obj/harness_record.o
 SUITE_OBJ   := $(patsubst checker/suites/%.c,$(BUILD)/obj/suites/%.o,$(wildcard checker/suites/ex*.c))
+# Every object is built again when the flags that made it change (a course update that changes them): a file
+# whose name holds their checksum is a prerequisite of each.
+CFLAGS_STAMP := $(BUILD)/obj/.flags-$(shell printf '%s' '$(CFLAGS) $(EMU_CFLAGS)' | cksum | cut -d' ' -f1)
+$(CFLAGS_STAMP):
+	@mkdir -p $(@D) && rm -f $(BUILD)/obj/.flags-* && touch $@
+$(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/obj/backend_emu.o \
+    $(BUILD)/obj/ubsan_quiet.o $(EMU_OBJS): $(CFLAGS_STAMP)
 CHECKER_LIBS := $(HARNESS_OBJ) $(I18N_OBJ) $(SUITE_OBJ) $(BUILD)/obj/backend_gpu.o $(BUILD)/obj/ubsan_quiet.o \
+                $(BUILD)/bin/warm-run \
                 $(BUILD)/harness-tests i18n \
                 $(if $(EMU_LIB),$(BUILD)/obj/backend_emu.o $(EMU_LIB))
 
-$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/i18n/i18n.h checker/emu/emu_record.h
+$(BUILD)/obj/%.o: checker/harness/%.c checker/harness/harness.h checker/harness/warm.h checker/i18n/i18n.h \
+                  checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
 
@@ -84,6 +95,12 @@ $(BUILD)/obj/suites/%.o: checker/suites/%.c checker/harness/harness.h checker/i1
                          $(wildcard checker/suites/*.h) checker/emu/emu_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $$(pkg-config --cflags check) -c $< -o $@
+
+# A process that makes its CUDA context before it knows what it runs (checker/harness/warm.h): no CUDA library
+# linked, the driver loaded where there is one.
+$(BUILD)/bin/warm-run: checker/harness/warm_run.c checker/harness/harness_warm.c checker/harness/warm.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) checker/harness/warm_run.c checker/harness/harness_warm.c -o $@ -ldl
 
 # The harness's own tests: they need no device, so they link against the GPU runtime everywhere.
 $(BUILD)/harness-tests: checker/tests/check_harness.c $(HARNESS_OBJ) $(I18N_OBJ) $(BUILD)/obj/backend_gpu.o

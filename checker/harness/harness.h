@@ -238,7 +238,7 @@ int harness_result_receive(int fd, const char *name, harness_result *r);
  * tests in a few workers that keep theirs (harness_batch.c). */
 typedef struct harness_batch harness_batch;
 harness_batch *harness_batch_open(const harness_test *tests, int count, int workers, const char *suite_name,
-                                  double timeout);
+                                  double timeout, char **argv);
 /* Queues test index (in order: workers take them first come, first served). */
 void harness_batch_queue(harness_batch *b, int index);
 /* Whether test index is queued or done. */
@@ -249,6 +249,10 @@ harness_result harness_batch_take(harness_batch *b, int index, const char *name)
 /* Forgets the queued tests no worker has started (after a timeout). */
 void harness_batch_drop_queued(harness_batch *b);
 void harness_batch_close(harness_batch *b);
+/* In a warm process that a runner made its worker (HARNESS_WARM_WORKER, warm.h): the worker's loop, on the
+ * runner's pipes. Never returns. */
+void harness_batch_serve(const harness_test *tests, int count, const char *suite_name, double timeout,
+                         int from_runner, int to_runner);
 
 /* Starts a report: nothing shown yet. */
 void report_begin(int use_colour);

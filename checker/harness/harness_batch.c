@@ -7,8 +7,12 @@
  * own process (Check's no-fork mode). The runner keeps each test's time and kills a worker whose test runs past
  * the timeout. A worker ends after a test that does not pass cleanly, or that leaves a CUDA error behind: the
  * runner runs that test again alone, as every test runs on the emulator, so no verdict but a pass ever comes
- * from a process an earlier test ran in. A new worker takes the tests that are left. */
+ * from a process an earlier test ran in. A new worker takes the tests that are left.
+ * Where the grade started warm processes (HARNESS_WARM_DIR, warm.h), a worker is one of them: its context was
+ * made while the learner's file compiled, and it runs this suite's shared object (the suite's path and ".so",
+ * linked beside it). A worker forked here takes over when none is left. */
 #include "harness.h"
+#include "warm.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -34,6 +38,8 @@ struct harness_batch {
     int count, workers;
     const char *suite;
     double timeout;
+    char **argv;               /* the runner's, for a warm worker */
+    int warm_next;             /* the next warm process to ask for a worker; -1: none left */
     int *state;                /* per test: 0, QUEUED, RUNNING or DONE */
     harness_result *results;   /* per test, once DONE (until taken) */
     worker *w;
@@ -73,11 +79,45 @@ static void worker_main(harness_batch *b, int from_runner, int to_runner)
     _exit(0);
 }
 
+/* A warm process made a worker (HARNESS_WARM_WORKER=1 there, and WARM_FDS names its pipes); its pid, or -1
+ * when none is left. */
+static pid_t warm_worker(harness_batch *b, int from_runner, int to_runner)
+{
+    const char *dir = getenv("HARNESS_WARM_DIR");
+    char object[4096 + 4], socket_path[4096];
+    ssize_t len = dir && *dir && b->warm_next >= 0 ? readlink("/proc/self/exe", object, 4096) : -1;
+    if (len <= 0) return b->warm_next = -1;
+    memcpy(object + len, ".so", 4);
+    snprintf(socket_path, sizeof socket_path, "%s/worker.%d", dir, b->warm_next++);
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **envp = calloc(n + 2, sizeof *envp);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    pid_t pid = -1;
+    if (envp && null >= 0 && access(object, R_OK) == 0) {
+        memcpy(envp, environ, n * sizeof *envp);
+        envp[n] = "HARNESS_WARM_WORKER=1";
+        int fds[5] = {null, null, STDERR_FILENO, from_runner, to_runner};
+        pid = warm_job_start(socket_path, object, fds, 5, b->argv, envp, NULL);
+    }
+    if (pid < 0) b->warm_next = -1;
+    free(envp);
+    if (null >= 0) close(null);
+    return pid;
+}
+
 static int spawn(harness_batch *b, worker *w)
 {
     int to[2], from[2];
     if (pipe(to) != 0) return -1;
     if (pipe(from) != 0) { close(to[0]), close(to[1]); return -1; }
+    pid_t warm = warm_worker(b, to[0], from[1]);
+    if (warm > 0) {
+        close(to[0]), close(from[1]);
+        *w = (worker){.pid = warm, .to = to[1], .from = from[0], .test = -1};
+        return 0;
+    }
     fflush(NULL);   /* the worker must not print what the runner has buffered */
     pid_t pid = fork();
     if (pid == 0) {
@@ -165,12 +205,12 @@ static void collect(harness_batch *b)
 }
 
 harness_batch *harness_batch_open(const harness_test *tests, int count, int workers, const char *suite_name,
-                                  double timeout)
+                                  double timeout, char **argv)
 {
     harness_batch *b = calloc(1, sizeof *b);
     if (!b) return NULL;
     *b = (harness_batch){.tests = tests, .count = count, .workers = workers < 1 ? 1 : workers > 16 ? 16 : workers,
-                         .suite = suite_name, .timeout = timeout};
+                         .suite = suite_name, .timeout = timeout, .argv = argv};
     b->state = calloc((size_t)count + 1, sizeof *b->state);
     b->results = calloc((size_t)count + 1, sizeof *b->results);
     b->w = calloc((size_t)b->workers, sizeof *b->w);
@@ -224,4 +264,11 @@ void harness_batch_close(harness_batch *b)
     for (int k = 0; k < b->workers; k++) retire(&b->w[k], b->w[k].test >= 0);
     for (int i = 0; i < b->count; i++) free(b->results[i].message), free((char *)b->results[i].file);
     free(b->state), free(b->results), free(b->w), free(b);
+}
+
+void harness_batch_serve(const harness_test *tests, int count, const char *suite_name, double timeout,
+                         int from_runner, int to_runner)
+{
+    harness_batch b = {.tests = tests, .count = count, .workers = 1, .suite = suite_name, .timeout = timeout};
+    worker_main(&b, from_runner, to_runner);
 }

@@ -1,6 +1,7 @@
 /* harness_main.c - the runner: one Check test case per behaviour, fork mode with a timeout each, and the
  * learner's report (one line per test, then what to do next). */
 #include "harness.h"
+#include "warm.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -253,34 +254,14 @@ void harness_worker_end(void) { forget_files_made(); }
 
 /* A result through a pipe, from a worker to the runner: a line of numbers (with the lengths of the two texts),
  * then the test's file and its message. */
-static int write_all(int fd, const char *p, size_t n)
-{
-    for (size_t done = 0; done < n;) {
-        ssize_t put = write(fd, p + done, n - done);
-        if (put <= 0) return -1;
-        done += (size_t)put;
-    }
-    return 0;
-}
-
 int harness_result_send(int fd, const harness_result *r)
 {
     const char *file = r->file ? r->file : "", *message = r->message ? r->message : "";
     char head[160];
     int len = snprintf(head, sizeof head, "%d %d %.6f %d %zu %zu\n", r->outcome, r->line, r->seconds, r->host_ub,
                        strlen(file), strlen(message));
-    return write_all(fd, head, (size_t)len) || write_all(fd, file, strlen(file)) ||
-           write_all(fd, message, strlen(message)) ? -1 : 0;
-}
-
-static int read_all(int fd, char *p, size_t n)
-{
-    for (size_t done = 0; done < n;) {
-        ssize_t got = read(fd, p + done, n - done);
-        if (got <= 0) return -1;
-        done += (size_t)got;
-    }
-    return 0;
+    return fd_write_all(fd, head, (size_t)len) || fd_write_all(fd, file, strlen(file)) ||
+           fd_write_all(fd, message, strlen(message)) ? -1 : 0;
 }
 
 /* Reads one result from a worker's pipe; a worker that ended without one: "could not be started" (and the
@@ -297,8 +278,8 @@ int harness_result_receive(int fd, const char *name, harness_result *r)
     int whole = sscanf(head, "%d %d %lf %d %zu %zu", &r->outcome, &r->line, &r->seconds, &r->host_ub, &file_len,
                        &message_len) == 6 &&
                 file_len < (1u << 20) && message_len < (1u << 24) && (file = malloc(file_len + 1)) &&
-                (message = malloc(message_len + 1)) && !read_all(fd, file, file_len) &&
-                !read_all(fd, message, message_len);
+                (message = malloc(message_len + 1)) && !fd_read_all(fd, file, file_len) &&
+                !fd_read_all(fd, message, message_len);
     if (whole) {
         file[file_len] = message[message_len] = '\0';
         r->file = file_len ? file : (free(file), NULL);
@@ -487,6 +468,15 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
      * come near that. */
     check_set_max_msg_size(64 * 1024);
     options opt = parse_options(argc, argv);
+    /* A warm process that the GPU's runner made one of its batch workers (harness_batch.c): the runner's
+     * arguments, set up as the runner is, then the worker's loop on the pipes it names; the runner writes the
+     * files. */
+    int from_runner = -1, to_runner = -1;
+    const char *warm = getenv("HARNESS_WARM_WORKER"), *fds = getenv("WARM_FDS");
+    if (warm && fds && sscanf(fds, "%d,%d", &from_runner, &to_runner) == 2) {
+        unsetenv("HARNESS_WARM_WORKER"), unsetenv("WARM_FDS");
+        opt = (options){0};
+    }
     if (opt.space) {   /* make test's line of what each suite tries */
         harness_cover c = {0};
         if (ex->space) harness_cover_build(ex->space, &c);
@@ -499,7 +489,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     int tty = isatty(STDOUT_FILENO) || (colour && !strcmp(colour, "1"));
     use_colour = tty && !(no_colour && *no_colour);
     uint64_t seed = harness_seed();
-    const char *backend = harness_backend();
+    /* (A warm worker reports nothing, and must not probe the GPU: a process forked from one that holds a CUDA
+     * context may not use CUDA.) */
+    const char *backend = from_runner >= 0 ? "" : harness_backend();
     backend_load_kernels();
     double timeout = test_timeout();
     /* On a GPU machine: the GPU's run writes its verdicts, the emulator's prints one report of both. */
@@ -528,7 +520,7 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
             snprintf(budget, sizeof budget, "%zu", 16 * (large > ((size_t)1 << 20) ? large : (size_t)1 << 20));
             setenv("EMU_BUDGET", budget, 0);
         }
-        remember_endless_kernels();
+        if (from_runner < 0) remember_endless_kernels();   /* a worker's: the runner's */
     }
     harness_capture_names(ex->tests);
     report_begin(use_colour);
@@ -552,8 +544,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (!workers) return 2;
     int jobs = stop_at_failure ? 1 : jobs_wanted(), next_ahead = 0;
     /* Batch workers: 4 at most, since their contexts too are created one after another. */
+    if (from_runner >= 0) harness_batch_serve(ex->tests, count, ex->number, timeout, from_runner, to_runner);
     harness_batch *batch = !stop_at_failure && batch_wanted(&opt, jobs)
-                               ? harness_batch_open(ex->tests, count, jobs < 4 ? jobs : 4, ex->number, timeout)
+                               ? harness_batch_open(ex->tests, count, jobs < 4 ? jobs : 4, ex->number, timeout, argv)
                                : NULL;
     for (int i = 0; batch && i < count; i++)
         if (may_run_ahead(&opt, &ex->tests[i], backend)) harness_batch_queue(batch, i);

@@ -6,6 +6,8 @@
 # code, exit, run out of memory, never end and flood the output. On the emulator, also on a GPU machine: its
 # verdicts are the same at every run, where a GPU's racing kernel may give another sum each time (the
 # workers' CUDA calls are the emulator's there, the same calls).
+# And in warm processes (checker/harness/warm.h): the workers are `warm-run serve` processes started before
+# the suite, which run its shared object, as a GPU's grade runs them; the same verdicts again.
 # A test that the emulator stops at once because an earlier test found its kernel never ends ("not run
 # again") is left out: a worker does not share that memory (its run, alone, is the same either way).
 set -u
@@ -42,19 +44,34 @@ for kernel in "${kernels[@]}"; do
     *) nn=$(basename "$kernel" | sed -E 's/^ex([0-9]+).*/\1/'); src=$kernel ;;
     esac
     out="$work/$name"
-    if ! checker/scripts/build-suite.sh "$nn" "$src" "$out" emu >/dev/null 2>&1; then
+    if ! SUITE_SHARED=1 checker/scripts/build-suite.sh "$nn" "$src" "$out" emu >/dev/null 2>&1 || [ ! -f "$out/suite.so" ]; then
         echo "$kernel does not build (log: $out/build.log)"; failed=$((failed + 1)); continue
     fi
     HARNESS_BATCH=0 HARNESS_JOBS=1 timeout 600 "$out/suite" --results "$out/alone" >"$out/alone.txt" 2>&1
     alone=$?
     HARNESS_BATCH=1 HARNESS_JOBS=4 timeout 600 "$out/suite" --results "$out/batch" >"$out/batch.txt" 2>&1
     batch=$?
-    if [ $alone = $batch ] && [ -s "$out/alone" ] && diff <(verdicts "$out/alone") <(verdicts "$out/batch") >"$out/diff"; then
+    mkdir -p "$out/warm"
+    servers=()
+    for k in 0 1 2 3; do
+        "$BUILD/bin/warm-run" serve "$out/warm/worker.$k" 60 </dev/null >/dev/null 2>&1 &
+        servers+=($!)
+    done
+    HARNESS_WARM_DIR="$out/warm" HARNESS_BATCH=1 HARNESS_JOBS=4 timeout 600 "$out/suite" --results "$out/warm.res" \
+        >"$out/warm.txt" 2>&1
+    warm=$?
+    # A warm process took the first worker's job (it removes its socket then): else the runner forked them all.
+    [ -e "$out/warm/worker.0" ] && warm="none taken"
+    kill "${servers[@]}" 2>/dev/null
+    wait "${servers[@]}" 2>/dev/null
+    if [ $alone = $batch ] && [ $alone = $warm ] && [ -s "$out/alone" ] &&
+            diff <(verdicts "$out/alone") <(verdicts "$out/batch") >"$out/diff" &&
+            diff <(verdicts "$out/alone") <(verdicts "$out/warm.res") >"$out/diff"; then
         same=$((same + 1))
     else
-        echo "$kernel: not the same in batch workers (exit status $alone alone, $batch there): $out/diff"
+        echo "$kernel: not the same in batch workers (exit status $alone alone, $batch there, $warm in warm processes): $out/diff"
         failed=$((failed + 1))
     fi
 done
-echo "$same of ${#kernels[@]} kernels get the verdicts they get alone"
+echo "$same of ${#kernels[@]} kernels get the verdicts they get alone, in batch workers and in warm processes"
 [ $failed = 0 ]

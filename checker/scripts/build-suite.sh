@@ -71,19 +71,32 @@ if ! checker/scripts/nvcc-cached.sh "$out/kernel.o" "$src" $flags -include "chec
     exit 3
 fi
 
-# link_suite BACKEND DIR: the suite for one backend, from the one object.
+# link_suite BACKEND DIR [-shared]: the suite for one backend, from the one object; with -shared, DIR/suite.so,
+# the same suite as a shared object, which a GPU's grade runs in its warm processes (checker/harness/warm.h).
 link_suite() {
+    local program=suite
     link_for "$1"
     mkdir -p "$2"
-    $CXX -o "$2/suite" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o "$BUILD"/obj/i18n_*.o \
-        "$backend_obj" $link_libs $(pkg-config --libs check) -lm >>"$log" 2>&1
+    [ "${3:-}" = -shared ] && program=suite.so
+    $CXX ${3:-} -o "$2/$program" "$out/kernel.o" "$BUILD/obj/suites/ex$nn.o" "$BUILD"/obj/harness_*.o \
+        "$BUILD"/obj/i18n_*.o "$backend_obj" $link_libs $(pkg-config --libs check) -lm
 }
+# A GPU's suite as a shared object too (SUITE_SHARED=1: on the emulator as well, make test's check of the warm
+# processes), linked beside the programs; where it does not link, the runner starts its workers itself.
+shared=""
+rm -f "$out/suite.so"
+if [ "$backend" = both ] || [ "${SUITE_SHARED:-}" = 1 ]; then
+    (link_suite "$([ "$backend" = both ] && echo gpu || echo "$backend")" "$out" -shared >"$out/shared.log" 2>&1 ||
+        rm -f "$out/suite.so") &
+    shared=$!
+fi
 linked=0
 if [ "$backend" = both ]; then
-    link_suite gpu "$out" && link_suite emu "${emu_out:-$out.emu}" && linked=1
+    link_suite gpu "$out" >>"$log" 2>&1 && link_suite emu "${emu_out:-$out.emu}" >>"$log" 2>&1 && linked=1
 else
-    link_suite "$backend" "$out" && linked=1
+    link_suite "$backend" "$out" >>"$log" 2>&1 && linked=1
 fi
+[ -z "$shared" ] || wait "$shared"
 if [ $linked = 0 ]; then
     missing=$(grep -o "undefined reference to \`[^']*'" "$log" | sed "s/undefined reference to \`//; s/'//" |
               grep -v '^__cuda' | sort -u | tr '\n' ' ')

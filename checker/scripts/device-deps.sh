@@ -8,7 +8,10 @@ rm -rf .deps/include .deps/lib .deps/bin   # .deps/tools is deps.sh's (PyPI tool
 mkdir -p .deps/include .deps/lib .deps/bin
 cp /usr/include/check.h /usr/include/check_stdint.h .deps/include/
 cp "$(dpkg -L check | grep 'libcheck_pic.a$')" .deps/lib/libcheck.a
-cp "$(dpkg -L libsubunit-dev | grep 'libsubunit.a$')" .deps/lib/
+# Subunit as a shared library (a GPU's grade links the suite as a shared object too, and Debian's libsubunit.a is
+# not position-independent), found at run time by the rpath the stand-in below gives.
+cp "$(dpkg -L libsubunit0 | grep 'libsubunit.so.0.0.0$')" .deps/lib/libsubunit.so.0
+cp .deps/lib/libsubunit.so.0 .deps/lib/libsubunit.so   # (a copy: not every way to a GPU machine keeps links)
 cp "$(command -v patch)" .deps/bin/
 cat > .deps/bin/pkg-config <<'SHIM'
 #!/usr/bin/env bash
@@ -18,7 +21,7 @@ for arg in "$@"; do
     case $arg in
     --exists|--modversion) ;;
     --cflags) echo "-I$deps/include" ;;
-    --libs) echo "-L$deps/lib -lcheck -lsubunit -lrt -lm -pthread" ;;
+    --libs) echo "-L$deps/lib -Wl,-rpath,$deps/lib -lcheck -lsubunit -lrt -lm -pthread" ;;
     check) ;;
     *) exit 1 ;;
     esac

@@ -31,6 +31,28 @@ gpu_jobs() {
     echo $((cores < 1 ? 1 : cores > 8 ? 8 : cores))
 }
 
+# On a GPU, the processes that run the GPU's tests (the batch workers) and the speed line's program are started
+# before the compile, and make their CUDA contexts while it runs: about 0.2 s each, one after another in the
+# driver (checker/harness/warm.h). Not where the GPU takes one context at a time (exclusive-process mode: a
+# waiting process would hold it).
+warm_pids=() warm_dir=""
+start_warm() {
+    local jobs k
+    jobs=${HARNESS_JOBS:-$(gpu_jobs)}
+    [ "$jobs" -gt 1 ] && [ -x "$BUILD/bin/warm-run" ] && warm_dir=$(mktemp -d) || return 0
+    # As many as the runner's workers (harness_main.c: 4 at most), then the speed line's.
+    for k in $(seq 0 $((jobs < 4 ? jobs - 1 : 3))) speed; do
+        "$BUILD/bin/warm-run" serve "$warm_dir/$( [ "$k" = speed ] && echo speed || echo "worker.$k")" \
+            </dev/null >/dev/null 2>&1 &
+        warm_pids+=($!)
+    done
+    export HARNESS_WARM_DIR=$warm_dir
+}
+stop_warm() {
+    [ ${#warm_pids[@]} = 0 ] || kill "${warm_pids[@]}" 2>/dev/null
+    [ -z "$warm_dir" ] || rm -rf "$warm_dir"
+}
+
 # Builds and runs the learner's file on one backend (on a GPU: on both, the GPU's run in the background);
 # returns the exit status of the suite whose report is shown.
 gpu_run="" metrics_run=""
@@ -47,7 +69,11 @@ run_on() {
     # What the build says waits until the progress line is gone: printed over it, a shorter line would
     # leave the end of "Compiling ..." behind.
     local status=0 how=$backend
-    [ -n "$both" ] && how=both
+    if [ -n "$both" ]; then
+        how=both
+        start_warm
+        trap stop_warm EXIT
+    fi
     mkdir -p "$out"
     checker/scripts/build-suite.sh "$nn" "$file" "$out" "$how" "$BUILD/emu/learner/ex$nn" >"$out/build.said" 2>&1 ||
         status=$?
@@ -98,7 +124,7 @@ run_on() {
     ) &
     gpu_run=$!
     start_metrics
-    trap 'kill "$gpu_run" 2>/dev/null; kill -- -"$metrics_run" 2>/dev/null' EXIT
+    trap 'kill "$gpu_run" 2>/dev/null; kill -- -"$metrics_run" 2>/dev/null; stop_warm' EXIT
     timeout --foreground 1800 "$BUILD/emu/learner/ex$nn/suite" --tap "$STATE_DIR/ex$nn.emu.tap" --gpu-results "$verdicts"
 }
 

@@ -121,10 +121,11 @@ not_built() {
     sayf 'The speed is not shown: the timing program did not build (%s says why).' "$out/build.log"
     exit 0
 }
-main_object() {   # OBJECT [FLAGS]: bench.cu's main, built once
+main_object() {   # OBJECT [FLAGS]: bench.cu's main, built once (again when the flags change)
     [ -f "$out/$1" ] && [ "$out/$1" -nt checker/bench/bench.cu ] && [ "$out/$1" -nt checker/bench/bench_rows.cuh ] &&
-        return 0
-    $NVCC $flags -I"$CUDA_HOME/include/cccl" "${@:2}" -c checker/bench/bench.cu -o "$out/$1" 2>>"$out/build.log"
+        [ "$(cat "$out/$1.flags" 2>/dev/null)" = "$flags ${*:2}" ] && return 0
+    $NVCC $flags -I"$CUDA_HOME/include/cccl" "${@:2}" -c checker/bench/bench.cu -o "$out/$1" 2>>"$out/build.log" &&
+        echo "$flags ${*:2}" >"$out/$1.flags"
 }
 first=""
 reference_kept || first=1
@@ -143,15 +144,28 @@ fi
 # shellcheck disable=SC2086 # no flags, or one
 main_object "$main" $main_flags || not_built
 # (The object carries the emulator's host checks on a GPU machine: ubsan_quiet.o answers them.)
-cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ &&
-    $NVCC $flags "$out/$main" "${objects[@]}" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" -o "$out/speed" \
-        2>>"$out/build.log" || not_built
+rm -f "$out/speed.so"
+cp "$obj" "$out/mine.o" && localize_object "$out/mine.o" "$nn" my_ || not_built
+link() { $NVCC $flags "$@" "$out/$main" "${objects[@]}" "$out/mine.o" "$BUILD/obj/ubsan_quiet.o" 2>>"$out/build.log"; }
+# In a grade's warm process too (checker/harness/warm.h), as a shared object, linked beside the program.
+shared=""
+if [ -n "${HARNESS_WARM_DIR:-}" ]; then
+    { link -shared -o "$out/speed.so" || rm -f "$out/speed.so"; } &
+    shared=$!
+fi
+link -o "$out/speed" || not_built
+[ -z "$shared" ] || wait "$shared"
 fi
 [ "$mode" = build ] && exit 0
 [ -x "$out/speed" ] || exit 0   # not built: its build said why
 progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
-"$out/speed" "$sums_log2" "$out/speed.csv" --speed ${first:+--library} >"$out/speed.txt" 2>&1
+# In the grade's warm process where there is one (125: none took it).
+warm_status=125
+[ -f "$out/speed.so" ] && [ -n "${HARNESS_WARM_DIR:-}" ] &&
+    { "$BUILD/bin/warm-run" run "$HARNESS_WARM_DIR/speed" "$out/speed.so" "$sums_log2" "$out/speed.csv" --speed \
+          ${first:+--library} >"$out/speed.txt" 2>&1; warm_status=$?; }
+[ $warm_status = 125 ] && "$out/speed" "$sums_log2" "$out/speed.csv" --speed ${first:+--library} >"$out/speed.txt" 2>&1
 if [ -n "$first" ]; then
     # Kept for this GPU (the learner's kernel and the copy are timed again at every grade).
     mkdir -p "$cache"
