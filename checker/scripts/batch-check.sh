@@ -57,6 +57,11 @@ for kernel in "${kernels[@]}"; do
         "$BUILD/bin/warm-run" serve "$out/warm/worker.$k" 60 </dev/null >/dev/null 2>&1 &
         servers+=($!)
     done
+    # Listening before the suite starts, as they are in a grade (started before the compile).
+    for _ in $(seq 100); do
+        [ -S "$out/warm/worker.0" ] && [ -S "$out/warm/worker.3" ] && break
+        sleep 0.05
+    done
     HARNESS_WARM_DIR="$out/warm" HARNESS_BATCH=1 HARNESS_JOBS=4 timeout 600 "$out/suite" --results "$out/warm.res" \
         >"$out/warm.txt" 2>&1
     warm=$?
@@ -64,7 +69,7 @@ for kernel in "${kernels[@]}"; do
     [ -e "$out/warm/worker.0" ] && warm="none taken"
     kill "${servers[@]}" 2>/dev/null
     wait "${servers[@]}" 2>/dev/null
-    if [ $alone = $batch ] && [ $alone = $warm ] && [ -s "$out/alone" ] &&
+    if [ "$alone" = "$batch" ] && [ "$alone" = "$warm" ] && [ -s "$out/alone" ] &&
             diff <(verdicts "$out/alone") <(verdicts "$out/batch") >"$out/diff" &&
             diff <(verdicts "$out/alone") <(verdicts "$out/warm.res") >"$out/diff"; then
         same=$((same + 1))
