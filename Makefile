@@ -24,7 +24,7 @@ CFLAGS    ?= -O2 -g
 # The suites see NCCL's declarations in the emulator's nccl.h (the same types and values as NCCL's own), before
 # any copy of the real header that the toolkit's folder holds.
 # Position-independent, as a GPU's grade links the suite as a shared object too (checker/harness/warm.h).
-CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -fPIC -Ichecker/emu/nccl -I$(CUDA_HOME)/include
+CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -fPIC -fno-semantic-interposition -Ichecker/emu/nccl -I$(CUDA_HOME)/include
 GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17 -Xcompiler -fPIC
 # On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
 # PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").
