@@ -531,6 +531,8 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         listed_ahead += selected(&opt, t) &&
                         (gpu || !not_run_because(t, backend));   /* the tests report_test will show */
     }
+    /* A warm worker: the runner's tests, one after another (never returns). */
+    if (from_runner >= 0) harness_batch_serve(ex->tests, count, ex->number, timeout, from_runner, to_runner);
     report_expect_tests(listed_ahead);
     harness_result *results = calloc((size_t)count + 1, sizeof *results);
     if (!results) return 2;
@@ -544,7 +546,6 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
     if (!workers) return 2;
     int jobs = stop_at_failure ? 1 : jobs_wanted(), next_ahead = 0;
     /* Batch workers: 4 at most, since their contexts too are created one after another. */
-    if (from_runner >= 0) harness_batch_serve(ex->tests, count, ex->number, timeout, from_runner, to_runner);
     harness_batch *batch = !stop_at_failure && batch_wanted(&opt, jobs)
                                ? harness_batch_open(ex->tests, count, jobs < 4 ? jobs : 4, ex->number, timeout, argv)
                                : NULL;

@@ -37,13 +37,12 @@ gpu_jobs() {
 # waiting process would hold it).
 warm_pids=() warm_dir=""
 start_warm() {
-    local jobs k
+    local jobs name
     jobs=${HARNESS_JOBS:-$(gpu_jobs)}
     [ "$jobs" -gt 1 ] && [ -x "$BUILD/bin/warm-run" ] && warm_dir=$(mktemp -d) || return 0
     # As many as the runner's workers (harness_main.c: 4 at most), then the speed line's.
-    for k in $(seq 0 $((jobs < 4 ? jobs - 1 : 3))) speed; do
-        "$BUILD/bin/warm-run" serve "$warm_dir/$( [ "$k" = speed ] && echo speed || echo "worker.$k")" \
-            </dev/null >/dev/null 2>&1 &
+    for name in $(seq -f 'worker.%g' 0 $((jobs < 4 ? jobs - 1 : 3))) speed; do
+        "$BUILD/bin/warm-run" serve "$warm_dir/$name" </dev/null >/dev/null 2>&1 &
         warm_pids+=($!)
     done
     export HARNESS_WARM_DIR=$warm_dir

@@ -160,12 +160,13 @@ fi
 [ -x "$out/speed" ] || exit 0   # not built: its build said why
 progress_note "$(textf 'Timing your kernel on the GPU...')"
 rm -f "$out/speed.csv" "$out/rows.csv"
+timing=("$sums_log2" "$out/speed.csv" --speed ${first:+--library})
 # In the grade's warm process where there is one (125: none took it).
 warm_status=125
 [ -f "$out/speed.so" ] && [ -n "${HARNESS_WARM_DIR:-}" ] &&
-    { "$BUILD/bin/warm-run" run "$HARNESS_WARM_DIR/speed" "$out/speed.so" "$sums_log2" "$out/speed.csv" --speed \
-          ${first:+--library} >"$out/speed.txt" 2>&1; warm_status=$?; }
-[ $warm_status = 125 ] && "$out/speed" "$sums_log2" "$out/speed.csv" --speed ${first:+--library} >"$out/speed.txt" 2>&1
+    { "$BUILD/bin/warm-run" run "$HARNESS_WARM_DIR/speed" "$out/speed.so" "${timing[@]}" >"$out/speed.txt" 2>&1
+      warm_status=$?; }
+[ $warm_status = 125 ] && "$out/speed" "${timing[@]}" >"$out/speed.txt" 2>&1
 if [ -n "$first" ]; then
     # Kept for this GPU (the learner's kernel and the copy are timed again at every grade).
     mkdir -p "$cache"

@@ -402,11 +402,13 @@ typedef struct verdicts { int all_small, any_nonfinite; } verdicts;
 /* How many of n values are not small (|x| <= limit fails, a NaN too) and how many are not finite. */
 typedef struct tallies { size_t not_small, nonfinite; } tallies;
 
+/* One value counted in (sign 1) or taken out (sign -1). */
 static void tally(tallies *t, uint16_t h, float limit, int sign)
 {
     float x = harness_half_to_float(HARNESS_F16, h);
-    t->not_small += (size_t)(sign * !(fabsf(x) <= limit));
-    t->nonfinite += (size_t)(sign * !isfinite(x));
+    size_t not_small = !(fabsf(x) <= limit), nonfinite = !isfinite(x);
+    if (sign > 0) t->not_small += not_small, t->nonfinite += nonfinite;
+    else t->not_small -= not_small, t->nonfinite -= nonfinite;
 }
 
 static tallies tallies_of(const uint16_t *h, size_t n, float limit)
