@@ -5,6 +5,7 @@
 #   profile_rows.sh          the reference's list below
 #   profile_rows.sh --list   the lines "LIBRARY FUNCTION ROWSxCOLS" of standard input instead, each library a
 #                            build of a Part III kernel file (rows-candidates.sh profiles its candidates so)
+# NCU_CACHE=none with DIRTY_L2=1: L2 as the timing leaves it, full of lines still to be written (probe_rows.py).
 # (checker/bench/results/nvidia-h100-2026-11-25/profile.txt is its output on an H100.)
 set -u
 out=${BUILD:-build}/gpu/profile
@@ -16,7 +17,7 @@ m=$m,smsp__inst_executed.sum
 st='regex:smsp__average_warps_issue_stalled_(long_scoreboard|barrier|mio_throttle|lg_throttle|short_scoreboard|membar|wait|math_pipe_throttle|not_selected)_per_issue_active.ratio'
 profile() {   # LIBRARY FUNCTION ROWSxCOLS: one block of metrics
     echo "=== $(basename "$1" .so) $2 $3"
-    timeout 60 ncu --csv -k 'regex:warp_rows|block_rows|reread_rows|softmax_online_kernel' --metrics "$m,$st" -s 1 -c 1 \
+    timeout 60 ncu --csv ${NCU_CACHE:+--cache-control $NCU_CACHE} -k 'regex:warp_rows|block_rows|reread_rows|softmax_online_kernel' --metrics "$m,$st" -s 1 -c 1 \
         python3 checker/bench/probe_rows.py "$1" "$2" "$3" 0 2>/dev/null |
         grep -v '^==' | awk -F'","' 'NR > 1 { gsub(/"/, "", $NF); print "  " $(NF - 2), $NF }'
 }

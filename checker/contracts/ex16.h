@@ -3,7 +3,8 @@
  * row-major matrix (rows, cols >= 1) and computes what exercises 13 to 15 computed, on the path `path`
  * names:
  *     0  the dispatch's own choice            1  a warp per row (several rows per warp), cols <= 1024
- *     2  a block per row, in shared memory     3  a cluster of blocks per row (compute capability 9.0)
+ *     2  a block per row, the row in registers or in shared memory
+ *     3  a cluster of blocks per row (compute capability 9.0)
  *     4  a block per row that reads the row again for each pass
  * and returns the path that ran (1 to 4), or 0 when that path cannot take this shape on this GPU (then it
  * launches nothing). Any alignment of the inputs and outputs; nothing outside d_out is written; the inputs

@@ -110,7 +110,7 @@ def banks_red_where_the_metric_counts_conflicts():
     bad = []
     for nn, file, settings in (("02", "solutions/v1_interleaved.cu", {}),
                                ("03", "solutions/v2_strided_index.cu", {"N": 256, "BLOCK": 256}),
-                               ("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000})):
+                               ("16", "solutions/ex16_row_mapping.cu", {"COLS": 20000})):
         pic = views.make("banks", run_of(nn, file, **settings), RUN)
         for r in pic.rows:
             red = any(c.kind == "bankN" for c in r.groups[0])
@@ -132,7 +132,7 @@ def numbers_agree_with_make_metrics():
              ("03", "solutions/v2_strided_index.cu", {"N": 256, "BLOCK": 256}, (("banks", "conflicts", "bank_conflicts", 1),)),
              ("16", "solutions/ex16_row_mapping.cu", {}, (("rows", "load requests", "load_requests", 1),
                                                           ("rows", "sectors", "load_sectors", 1))),
-             ("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000}, (("stages", "async sectors", "async_sectors", 1),
+             ("16", "solutions/ex16_row_mapping.cu", {"COLS": 20000}, (("stages", "async sectors", "async_sectors", 1),
                                                                       ("stages", "barriers", "barriers_per_block", 0))),
              ("16", "solutions/ex16_row_mapping.cu", {"COLS": 32768}, (("stages", "cluster loads", "dsmem_loads", 1),)))
     for nn, file, settings, pairs in cases:
@@ -166,7 +166,7 @@ def every_index_form_is_explained():
     bad = []
     for nn, file, view, settings in (("02", "solutions/v1_interleaved.cu", "banks", {}),
                                      ("03", "solutions/v2_strided_index.cu", "banks", {"N": 256, "BLOCK": 256}),
-                                     ("16", "solutions/ex16_row_mapping.cu", "banks", {"COLS": 2000}),
+                                     ("16", "solutions/ex16_row_mapping.cu", "banks", {"COLS": 20000}),
                                      ("04", "solutions/v3_first_add.cu", "sectors", {})):
         pic = views.make(view, run_of(nn, file, **settings), RUN)
         notes = " ".join(pic.notes)
@@ -187,13 +187,17 @@ def form_of(m):
 
 
 def stages_show_what_comes_too_early():
-    """Exercise 16: the reference's dispatch draws its warp, block and cluster paths (COLS=64, 2000, 32768),
-    the block and cluster paths as stages with nothing too early; a stage read before its wait and a cluster's
-    slot read before the barrier that publishes it are painted red."""
-    for cols, path in ((64, 1), (2000, 2), (32768, 3)):
+    """Exercise 16: the reference's dispatch draws its warp, block and cluster paths (COLS=64, 2000, 20000,
+    32768), the block path in shared memory and the cluster path as stages with nothing too early (the block
+    that holds a row of 2000 in registers has none); a stage read before its wait and a cluster's slot read
+    before the barrier that publishes it are painted red."""
+    for cols, path in ((64, 1), (2000, 2), (20000, 2), (32768, 3)):
         trace = run_of("16", "solutions/ex16_row_mapping.cu", COLS=cols)
         assert trace.path == path, "COLS=%d: the reference's dispatch said path %d, expected %d" % (cols, trace.path, path)
-        if path > 1:
+        if cols == 2000:
+            pic = views.make("stages", trace, dict(RUN, cols=cols))
+            assert pic.empty, "COLS=2000: the row in registers drew stages"
+        elif path > 1:
             pic = views.make("stages", trace, dict(RUN, cols=cols))
             kinds = {c.kind for r in pic.rows for g in r.groups for c in g}
             assert "stage_copy" in kinds and "stage_read" in kinds and "stage_early" not in kinds, \
@@ -201,7 +205,7 @@ def stages_show_what_comes_too_early():
             rows = views.make("rows", trace, dict(RUN, cols=cols))
             assert not rows.empty, "COLS=%d: the rows picture says %r" % (cols, rows.empty)
     # (cluster_no_final_barrier.patch, a slot read as its block exits, is red too: each patch costs a compile)
-    for patch, cols, what in (("stage_read_before_wait", 2000, "ld smem"), ("cluster_no_barrier_before_reads", 32768,
+    for patch, cols, what in (("stage_read_before_wait", 20000, "ld smem"), ("cluster_no_barrier_before_reads", 32768,
                                                                           "ranks")):
         pic = views.make("stages", run_of("16", "checker/corpus/ex16/%s.patch" % patch, COLS=cols), dict(RUN, cols=cols))
         red = [r.labels[2] for r in pic.rows if any(c.kind == "stage_early" for g in r.groups for c in g)]
@@ -261,7 +265,7 @@ def every_exercise_draws_its_reference_in_one_screen():
         if files:
             launches.append((nn, "solutions/" + os.path.basename(files[0]), {}))
     # exercise 16's block and cluster paths too
-    launches += [("16", "solutions/ex16_row_mapping.cu", {"COLS": 2000}),
+    launches += [("16", "solutions/ex16_row_mapping.cu", {"COLS": 20000}),
                  ("16", "solutions/ex16_row_mapping.cu", {"COLS": 32768})]
     for nn, ref, settings in launches:
         for lang in ("en", "zh"):

@@ -21,7 +21,7 @@ from lang import _, N_, pad, width, wrap  # noqa: E402
 
 SCREEN = 40
 # Exercise 16's paths, by the number its functions return (checker/contracts/ex16.h).
-PATHS = {1: N_("a warp per row"), 2: N_("a block per row, the row in shared memory"),
+PATHS = {1: N_("a warp per row"), 2: N_("a block per row"),
          3: N_("a cluster of blocks per row"), 4: N_("a block per row that reads the row again")}
 
 
@@ -80,8 +80,9 @@ def path_lines(mine, theirs, run):
             p=mine.path, what=_(PATHS.get(mine.path, "?")), cols=cols)
     if theirs and theirs.path and theirs.path != mine.path:
         text += " " + _("The reference's dispatch chooses path {p} here.").format(p=theirs.path)
-    text += " " + _("The reference's dispatch: a warp per row up to 1024 columns, a block up to 25600, a cluster "
-                    "beyond (COLS=2000, COLS=32768 draw those; ROWS= sets the rows).")
+    text += " " + _("The reference's dispatch: a warp per row up to 1024 columns, a block with the row in registers "
+                    "up to 16384, in shared memory up to 25600, a cluster beyond (COLS=2000, COLS=20000, "
+                    "COLS=32768 draw those; ROWS= sets the rows).")
     return wrap(text, term.WIDTH)
 
 
@@ -142,8 +143,9 @@ def main():
     if theirs:
         theirs.findings = []   # the reference's path is what is wanted from its run, not its findings
     painter = term.Painter(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.lesson)
-    if run["shape"] == "rowmap" and mine.path in (2, 3) and not args.view_asked:
-        args.view = "stages"   # what can go wrong on the block and cluster paths is in their stages
+    if run["shape"] == "rowmap" and mine.path in (2, 3) and not args.view_asked and \
+            not views.make("stages", mine, run).empty:
+        args.view = "stages"   # what can go wrong where a row waits in shared memory is in its stages
 
     pic = views.make(args.view, mine, run)
     marked = pic.mark(mine.findings)
