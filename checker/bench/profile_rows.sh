@@ -8,7 +8,8 @@
 # NCU_CACHE=none with DIRTY_L2=1: L2 as the timing leaves it, full of lines still to be written (probe_rows.py).
 # (checker/bench/results/nvidia-h100-2026-11-25/profile.txt is its output on an H100.)
 set -u
-out=${BUILD:-build}/gpu/profile
+. checker/scripts/lib.sh
+out=$BUILD/gpu/profile
 m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 m=$m,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,launch__registers_per_thread,launch__block_size
 m=$m,launch__grid_size,launch__shared_mem_per_block_dynamic,sm__warps_active.avg.pct_of_peak_sustained_active
@@ -27,9 +28,7 @@ if [ "${1:-}" = --list ]; then
 fi
 mkdir -p "$out"
 for nn in 14 16; do
-    src=$(ls solutions/ex${nn}_*.cu)
-    nvcc -arch=${GPU_ARCH:-native} -O3 -lineinfo -std=c++17 -Xcompiler -fPIC -shared \
-        -include checker/contracts/ex$nn.h "$src" -o "$out/librows_ex$nn.so" || exit 1
+    rows_library "$nn" "$(solution_file "$nn")" "$out/librows_ex$nn.so" || { cat "$out/librows_ex$nn.so.log"; exit 1; }
 done
 while read -r nn fn shape; do
     profile "$out/librows_ex$nn.so" "$fn" "$shape"

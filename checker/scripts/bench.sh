@@ -93,14 +93,11 @@ say "Timing every version at 2^20 to 2^${BENCH_MAX_LOG2:-28} ints, then floats (
 "$out/bench" "${BENCH_MAX_LOG2:-28}" "$out/bench.csv" | tee "$out/bench.txt"
 # Part III at the roofline: exercise 16's dispatch (and yours, once it passes) as libraries that
 # rows_torch.py calls beside PyTorch eager, torch.compile and a copy, where this machine's python3 has torch.
-rows_library() {   # SOURCE NAME
-    $NVCC $flags -Xcompiler -fPIC -shared -include checker/contracts/ex16.h "$1" -o "$out/$2" 2>"$out/$2.log"
-}
 if python3 -c 'import torch' 2>/dev/null; then
     say ""
-    if rows_library solutions/ex16_row_mapping.cu librows_ref.so; then
+    if rows_library 16 solutions/ex16_row_mapping.cu "$out/librows_ref.so"; then
         if [ "$(checker/scripts/progress.sh state 16)" = done ]; then
-            rows_library "$(exercise_file 16)" librows_my.so || say "Your exercise 16 did not compile, so it is left out."
+            rows_library 16 "$(exercise_file 16)" "$out/librows_my.so" || say "Your exercise 16 did not compile, so it is left out."
         fi
         python3 checker/bench/rows_torch.py "$out" | tee "$out/rows_torch.txt"
     else

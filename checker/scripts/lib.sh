@@ -249,6 +249,15 @@ program_nvcc_flags() {
     if [ "$1" = gpu ]; then echo "$GPU_NVCCFLAGS"; else echo "$EMU_NVCCFLAGS ${EMU_HOST_OPT:-} -std=c++17"; fi
 }
 
+# rows_library NN SOURCE LIB: a Part III kernel file as a shared library of exercise NN's contract functions, with
+# the GPU's flags (rows_torch.py, rows_candidates.py and profile_rows.sh load it); nvcc's words go to LIB.log.
+# The developers' scripts that call it outside make get the Makefile's GPU flags for this machine's GPU.
+rows_library() {
+    local flags=${GPU_NVCCFLAGS:--arch=${GPU_ARCH:-native} -O3 -lineinfo -std=c++17 -Xcompiler -fPIC}
+    # shellcheck disable=SC2086 # the flags are words
+    ${NVCC:-nvcc} $flags -shared -include "checker/contracts/ex$1.h" "$2" -o "$3" 2>"$3.log"
+}
+
 # The nvcc flags that compile one kernel file for BACKEND (its contract is force-included after them):
 # build-suite.sh's, and make bench's for the same file, so that it is compiled once (nvcc-cached.sh). The
 # emulator's (and "both", one object for a GPU and its emulator) carry the host-code checks (emu.mk).

@@ -11,8 +11,7 @@ out=${OUT:-$BUILD/gpu/rows-candidates}
 work="$BUILD/gpu/rows-candidates/libs"
 mkdir -p "$out" "$work"
 build() {   # SOURCE NAME: the contract's functions as a library
-    nvcc -arch="${GPU_ARCH:-native}" -O3 -lineinfo -std=c++17 -Xcompiler -fPIC -shared \
-        -include checker/contracts/ex16.h "$1" -o "$work/$2.so" 2>"$work/$2.log" || { echo "$2 did not build:"; head -n 5 "$work/$2.log"; }
+    rows_library 16 "$1" "$work/$2.so" || { echo "$2 did not build:"; head -n 5 "$work/$2.so.log"; }
 }
 cp solutions/ex16_row_mapping.cu "$work/reference.cu"
 names=(reference)
@@ -21,7 +20,7 @@ for patch in checker/bench/rows-candidates/*.patch; do
     corpus_apply "$patch" "$work/$name.cu" || exit 1
     names+=("$name")
 done
-export -f build
+export -f build rows_library
 export work
 printf '%s\n' "${names[@]}" | xargs -P "$(nproc)" -I{} bash -c 'build "$work/{}.cu" {}'
 libs=()
