@@ -483,16 +483,23 @@ __global__ void __launch_bounds__(kBlock ? 512 : 128)
     long row = ((long)blockIdx.x * blockDim.x + threadIdx.x) >> log2w;
     float v[PACKS][P];
     bool ok[PACKS];
-    // Every pack is loaded, none behind a branch: a pack outside the rows (past the row's end, or of a row past
-    // the last) loads x[0..P) instead, inside the input (cols is a whole number of packs), and is left out
-    // below. Behind a branch each load sat in a block of its own, and ptxas issued softmax fp16's third load
-    // only once the first pack was used: two loads in flight a lane, not four (on an H200, 89% of a copy
-    // against 96%; lesson 16).
+    // A lane that holds all its packs (every lane of a full row: ok[i] only falls with i) loads them with no
+    // branch between the loads, so ptxas issues them all at once. Each load behind its own if (ok[i]) sat in
+    // a block of its own, and ptxas issued softmax fp16's third load only once the first pack was used: two
+    // loads in flight a lane, not four (on an H200, 89% of a copy against 96%; lesson 16).
 #pragma unroll
-    for (int i = 0; i < PACKS; i++) {
-        int col = (i * W + l) * P;
-        ok[i] = row < rows && col < cols;
-        load_pack<T, P, !Op::kPerElement>(ok[i] ? x + row * cols + col : x, v[i]);
+    for (int i = 0; i < PACKS; i++)
+        ok[i] = row < rows && (i * W + l) * P < cols;
+    const T *xr = x + row * cols + l * P;
+    if (ok[PACKS - 1]) {
+#pragma unroll
+        for (int i = 0; i < PACKS; i++)
+            load_pack<T, P, !Op::kPerElement>(xr + i * W * P, v[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < PACKS; i++)
+            if (ok[i])
+                load_pack<T, P, !Op::kPerElement>(xr + i * W * P, v[i]);
     }
     auto each = [&](auto f) {
 #pragma unroll
