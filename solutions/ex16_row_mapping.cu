@@ -12,9 +12,9 @@
 //   short row keeps every lane busy and needs no barrier; a block's slice of the row waits in shared memory
 //   between the passes instead of being read again, copied in by cp.async while the other blocks of its SM
 //   work; a cluster holds a row too long for one SM's shared memory, read once.
-// The flaw that remains: on an H200 the cluster path runs at 60% to 72% of a copy, and the block in shared
-//   memory at 58% to 81% on rows that do not start on 16-byte boundaries; RMSNorm bf16 on short rows
-//   (32768 x 128, about 9 us) at 0.87x to 0.94x PyTorch's best (lesson 16).
+// The flaw that remains: on an H200 the cluster path runs at 60% to 75% of a copy, and the block in shared
+//   memory at 59% to 85% on rows that do not start on 16-byte boundaries (8192 x 50257); every row of make
+//   bench is at 0.96x PyTorch's best or more (lesson 16).
 // Preconditions: rows, cols >= 1; any alignment (the paths fall back to smaller accesses where a row does
 //   not start on a 16-byte boundary); clusters need compute capability 9.0, and the dispatch asks.
 // Result: d_out, as each contract function says; every function returns the path that ran, or 0 when a
@@ -72,36 +72,42 @@ __device__ __forceinline__ void load_words(const void *p, unsigned (&w)[N])
     }
 }
 // To global memory. Written in PTX: nvcc splits a uint4 store it cannot prove aligned into four 4-byte ones.
+// No "memory" clobber: nothing here reads what it writes, and one kept the next pack's loads after the store.
 template <int N>
 __device__ __forceinline__ void store_words(void *p, const unsigned (&w)[N])
 {
     if constexpr (N == 4)
-        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
-                     : "memory");
+        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
     else if constexpr (N == 2)
-        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]));
     else
         *reinterpret_cast<unsigned *>(p) = w[0];
+}
+// The P values of T that the words of a pack hold.
+template <typename T, int P>
+__device__ __forceinline__ void words_to_floats(const unsigned (&w)[P * sizeof(T) / 4], float (&x)[P])
+{
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            x[j] = __uint_as_float(w[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < P / 2; j++) {
+            float2 f = unpack2(w[j], T());
+            x[2 * j] = f.x, x[2 * j + 1] = f.y;
+        }
+    }
 }
 template <typename T, int P, bool kOnce = false>
 __device__ __forceinline__ void load_pack(const T *p, float (&x)[P])
 {
     if constexpr (P == 1) {
         x[0] = to_float(*p);
-    } else if constexpr (sizeof(T) == 4) {
-        unsigned w[P];
-        load_words<P, kOnce>(p, w);
-#pragma unroll
-        for (int j = 0; j < P; j++)
-            x[j] = __uint_as_float(w[j]);
     } else {
-        unsigned w[P / 2];
-        load_words<P / 2, kOnce>(p, w);
-#pragma unroll
-        for (int j = 0; j < P / 2; j++) {
-            float2 f = unpack2(w[j], T());
-            x[2 * j] = f.x, x[2 * j + 1] = f.y;
-        }
+        unsigned w[P * sizeof(T) / 4];
+        load_words<P * sizeof(T) / 4, kOnce>(p, w);
+        words_to_floats<T, P>(w, x);
     }
 }
 template <typename T, int P>
@@ -454,7 +460,13 @@ __device__ __forceinline__ void walk_slots(Slots s, int t, int threads, FPack f,
     int first = s.shift ? 1 : 0;                                       // slot 0 is partial
     int last = (s.c1 - s.c0 + s.shift) % P ? s.count - 1 : s.count;   // the last slot is partial
     int k = t < first ? t + threads : t;
-#pragma unroll 4
+    // Four slots at a time with no branch between them, so that their loads are issued together (an unrolled
+    // loop tests its end after each slot, and no load moves above that test).
+    constexpr int kBatch = 4;
+    for (; k + (kBatch - 1) * threads < last; k += kBatch * threads)
+#pragma unroll
+        for (int u = 0; u < kBatch; u++)
+            f(s.c0 - s.shift + (long)(k + u * threads) * P, k + u * threads);
     for (; k < last; k += threads)
         f(s.c0 - s.shift + (long)k * P, k);
     auto partial = [&](int k) {
@@ -467,6 +479,56 @@ __device__ __forceinline__ void walk_slots(Slots s, int t, int threads, FPack f,
         partial(0);
     if (last < s.count && last >= first && last % threads == t)
         partial(last);
+}
+
+// The row's reduction and its outputs, from the packs a lane holds (ok[i]: pack i of its row), for both
+// kernels of the row in registers.
+template <typename O, typename Op, int P, int PACKS, bool kBlock>
+__device__ __forceinline__ void reduce_and_write(float (&v)[PACKS][P], const bool (&ok)[PACKS], O *__restrict__ y,
+                                                 long row, long rows, int cols, int W, int l, typename Op::Params prm)
+{
+    auto each = [&](auto f) {
+#pragma unroll
+        for (int i = 0; i < PACKS; i++)
+            if (ok[i])
+#pragma unroll
+                for (int j = 0; j < P; j++)
+                    f(v[i][j]);
+    };
+    typename Op::Acc mine = Op::local(each);
+    typename Op::Acc all;   // the row's lanes only: width W, or the whole block
+    if constexpr (kBlock)
+        all = block_allreduce<Op>(mine);
+    else
+        all = butterfly<Op>(mine, W);
+    typename Op::Stats s = Op::finish(all, cols, prm);
+    if constexpr (Op::kPerElement) {
+        auto write = [&](auto whole) {   // whole: std::true_type where the weights start a pack at column 0
+            if (ok[PACKS - 1]) {   // every pack: all the weights' loads first, with no branch between them
+#pragma unroll
+                for (int i = 0; i < PACKS; i++)
+                    Op::template apply<P, decltype(whole)::value>(v[i], (i * W + l) * P, s, prm, &mine);
+#pragma unroll
+                for (int i = 0; i < PACKS; i++)
+                    store_pack<O, P>(y + row * cols + (i * W + l) * P, v[i]);
+                return;
+            }
+#pragma unroll
+            for (int i = 0; i < PACKS; i++) {
+                int col = (i * W + l) * P;
+                if (ok[i]) {
+                    Op::template apply<P, decltype(whole)::value>(v[i], col, s, prm, &mine);
+                    store_pack<O, P>(y + row * cols + col, v[i]);
+                }
+            }
+        };
+        if (Op::whole(prm, 0))
+            write(std::true_type());
+        else
+            write(std::false_type());
+    } else if (row < rows && l == 0) {
+        Op::write_row(y, row, s);
+    }
 }
 
 // ---- Path 1: a warp per row, or several rows per warp; the row in registers ----------------------------------
@@ -501,38 +563,46 @@ __global__ void __launch_bounds__(kBlock ? 512 : 128)
             if (ok[i])
                 load_pack<T, P, !Op::kPerElement>(xr + i * W * P, v[i]);
     }
-    auto each = [&](auto f) {
+    reduce_and_write<O, Op, P, PACKS, kBlock>(v, ok, y, row, rows, cols, W, l, prm);
+}
+
+// Short rows of LayerNorm and RMSNorm, two packs a lane, on a grid of one to four waves: a grid of what the GPU
+// holds at once, each W lanes striding over the rows, the next row's packs loaded (as 16-byte words) before
+// this row is reduced, so that no last wave runs on a part of the GPU. On an H200 at 32768 x 128, ten
+// interleaved runs against the kernel above: RMSNorm bf16 0 to 2.0 us faster in each (of 9 to 10.7 us),
+// LayerNorm fp16 0.3 to 1.0 us faster in eight and 0.3, 0.4 slower in two; row statistics slower in each and
+// softmax either way, so they keep the kernel above (nvidia-h200-2026-11-29-rows-registers.md).
+template <typename T, typename O, typename Op, int P, int PACKS>
+__global__ void __launch_bounds__(128)
+    strided_rows(const T *__restrict__ x, O *__restrict__ y, long rows, int cols, int log2w, typename Op::Params prm)
+{
+    constexpr int kWords = P * sizeof(T) / 4;
+    int W = 1 << log2w, l = threadIdx.x & (W - 1);
+    long row = ((long)blockIdx.x * blockDim.x + threadIdx.x) >> log2w;
+    long stride = ((long)gridDim.x * blockDim.x) >> log2w;
+    long warp_row = row - ((threadIdx.x & 31) >> log2w);   // the warp's first row: the same test in all its lanes
+    bool has[PACKS];
+#pragma unroll
+    for (int i = 0; i < PACKS; i++)
+        has[i] = (i * W + l) * P < cols;
+    unsigned next[PACKS][kWords];
+    auto fetch = [&](long r) {
 #pragma unroll
         for (int i = 0; i < PACKS; i++)
-            if (ok[i])
-#pragma unroll
-                for (int j = 0; j < P; j++)
-                    f(v[i][j]);
+            if (r < rows && has[i])
+                load_words<kWords>(x + r * cols + (i * W + l) * P, next[i]);
     };
-    typename Op::Acc mine = Op::local(each);
-    typename Op::Acc all;   // the row's lanes only: width W, or the whole block
-    if constexpr (kBlock)
-        all = block_allreduce<Op>(mine);
-    else
-        all = butterfly<Op>(mine, W);
-    typename Op::Stats s = Op::finish(all, cols, prm);
-    if constexpr (Op::kPerElement) {
-        auto write = [&](auto whole) {   // whole: std::true_type where the weights start a pack at column 0
+    fetch(row);
+    for (; warp_row < rows; row += stride, warp_row += stride) {
+        float v[PACKS][P];
+        bool ok[PACKS];
 #pragma unroll
-            for (int i = 0; i < PACKS; i++) {
-                int col = (i * W + l) * P;
-                if (ok[i]) {
-                    Op::template apply<P, decltype(whole)::value>(v[i], col, s, prm, &mine);
-                    store_pack<O, P>(y + row * cols + col, v[i]);
-                }
-            }
-        };
-        if (Op::whole(prm, 0))
-            write(std::true_type());
-        else
-            write(std::false_type());
-    } else if (row < rows && l == 0) {
-        Op::write_row(y, row, s);
+        for (int i = 0; i < PACKS; i++) {
+            ok[i] = row < rows && has[i];
+            words_to_floats<T, P>(next[i], v[i]);
+        }
+        fetch(row + stride);   // in flight while this row is reduced and written
+        reduce_and_write<O, Op, P, PACKS, false>(v, ok, y, row, rows, cols, W, l, prm);
     }
 }
 
@@ -715,6 +785,19 @@ template <typename T, typename O, typename Op, int PACKS>
 static int launch_warp(const T *x, O *y, long rows, int cols, int log2w, typename Op::Params prm)
 {
     long blocks = ((rows << log2w) + 127) / 128;
+    if constexpr (Op::kWeights && PACKS == 2) {
+        auto strided = strided_rows<T, O, Op, pack_of<T>(), PACKS>;
+        static long resident = 0;   // the blocks of it that the GPU holds at once
+        if (!resident) {
+            int per_sm = 0;
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, strided, 128, 0);
+            resident = (long)(per_sm > 0 ? per_sm : 1) * rows_device().sms;
+        }
+        if (blocks > resident && blocks <= 4 * resident) {
+            strided<<<(unsigned)resident, 128>>>(x, y, rows, cols, log2w, prm);
+            return ROWS_WARP_;
+        }
+    }
     warp_rows<T, O, Op, pack_of<T>(), PACKS><<<(unsigned)blocks, 128>>>(x, y, rows, cols, log2w, prm);
     return ROWS_WARP_;
 }

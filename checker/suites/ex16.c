@@ -442,15 +442,18 @@ static job case_job(const harness_cover *cv, size_t k, const device *d)
 
     const char *rows = harness_case_label(cv, k, "rows");
     int per_sm = d->threads / 128 < d->blocks ? d->threads / 128 : d->blocks;   /* blocks of 128 threads */
-    if (!strncmp(rows, "res", 3)) {
+    const int twice = !strncmp(rows, "2res", 4);   /* twice the rows resident, and two packs a lane */
+    if (!strncmp(rows + twice, "res", 3)) {
         int res;
         switch (path) {
-        case WARP: j.cols = pack, j.in_off = j.out_off = 0, res = d->sms * (d->threads / 4); break;   /* 4 lanes */
+        case WARP:   /* 4 lanes a row */
+            j.cols = (twice ? 8 : 1) * pack, j.in_off = j.out_off = 0, res = d->sms * (d->threads / 4);
+            break;
         case CLUSTER: j.cols = 1, res = d->sms * per_sm / 2; break;                                  /* of 2 */
         case AUTO: j.cols = pack + 1, res = d->sms * per_sm; break;   /* off the pack: a block, or the re-read */
         default: j.cols = 1, res = d->sms * per_sm; break;
         }
-        j.rows = res + atoi(rows + 3);
+        j.rows = (twice ? 2 : 1) * res + atoi(rows + twice + 3);
     } else {
         int warp = (path == WARP || path == AUTO) && j.cols <= 1024 && j.cols % pack == 0 && !j.in_off &&
                    (!j.out_off || is_stats(op));
