@@ -776,6 +776,15 @@ static const RowsDevice &rows_device()
     return d;
 }
 
+// The blocks of a kernel that the GPU holds at once, of `threads` threads and `smem` bytes of dynamic shared memory.
+template <typename Kernel>
+static long resident_blocks(Kernel kernel, int threads, size_t smem)
+{
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    return (long)per_sm * rows_device().sms;
+}
+
 // Rows of cols values in packs of P: W lanes a row and PACKS packs a lane, W * PACKS * P >= cols. W is a
 // power of two from 4 (fewer lanes would save nothing) to 32, and a lane holds two packs or more where the row
 // allows: the shuffles and the row's statistics cost each lane the same whatever it holds, so a lane of one
@@ -787,12 +796,7 @@ static int launch_warp(const T *x, O *y, long rows, int cols, int log2w, typenam
     long blocks = ((rows << log2w) + 127) / 128;
     if constexpr (Op::kWeights && PACKS == 2) {
         auto strided = strided_rows<T, O, Op, pack_of<T>(), PACKS>;
-        static long resident = 0;   // the blocks of it that the GPU holds at once
-        if (!resident) {
-            int per_sm = 0;
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, strided, 128, 0);
-            resident = (long)(per_sm > 0 ? per_sm : 1) * rows_device().sms;
-        }
+        static const long resident = resident_blocks(strided, 128, 0);
         if (blocks > resident && blocks <= 4 * resident) {
             strided<<<(unsigned)resident, 128>>>(x, y, rows, cols, log2w, prm);
             return ROWS_WARP_;
@@ -887,9 +891,7 @@ static int launch_blocks(const T *x, O *y, long rows, int cols, typename Op::Par
             cudaGetLastError();
         resident = clusters;
     } else {
-        int per_sm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
-        resident = (long)per_sm * dev.sms;
+        resident = resident_blocks(kernel, threads, smem);
     }
     if (resident == 0)
         return 0;
