@@ -4,7 +4,8 @@ library of the contract's functions) timed side by side at every row of make ben
 PyTorch eager, torch.compile (its times kept for this GPU, as make bench reads them) and a copy of the same
 bytes: one process, rows_torch.py's method (cold L2, a busy GPU before each call, medians of interleaved
 repeats), each output checked against float64. Prints a line a row and writes CSV (shape, op, type, build,
-path, us, pct_copy, x_best). SHAPES="8192x8192 ..." and OPS="layer_norm/fp16 ..." keep some rows only."""
+path, us, pct_copy, x_best). SHAPES="8192x8192 ..." times those shapes instead of the table's (any shape: an
+experiment that changes one dimension), OPS="layer_norm/fp16 ..." those operations only."""
 import csv
 import math
 import os
@@ -30,10 +31,8 @@ def main(argv):
     ops = os.environ.get("OPS", "").split()
     table, wrong = [], 0
     print("Exercise 16's builds on %s, us / %% of a copy / the faster PyTorch's time over the build's:" % rt.props.name)
-    for rows, cols in rt.SHAPES:
+    for rows, cols in [tuple(map(int, s.split("x"))) for s in shapes] or rt.SHAPES:
         shape = "%dx%d" % (rows, cols)
-        if shapes and shape not in shapes:
-            continue
         print("\n%s" % shape, flush=True)
         for op, fn, dtype in rt.OPS:
             tag = "%s/%s" % (op, rt.TYPE[dtype])
