@@ -44,13 +44,11 @@ struct row_kernel {
     void (*run)(const void *in, void *out, int rows, int cols);
 };
 
-// The buffers every kernel shares: the input, the output, gamma, beta; and their host copies.
+// The buffers every kernel shares: the input, the output, gamma, beta.
 struct row_buffers {
     void *d_in, *d_out;
     float *d_gamma, *d_beta;
     void *d_w16, *d_b16, *d_wb16;   // exercise 16's weights, in the input's type: fp16 ones and zeros, bf16 ones
-    std::vector<float> h_x;      // the input's values (as floats), the same for every type
-    std::vector<uint16_t> h_f16, h_bf16;
 };
 static row_buffers rb;
 
@@ -100,29 +98,45 @@ static float half_bits_to_float(uint16_t h, bool bf16)
     return __half2float(__ushort_as_half(h));
 }
 
-// The input as the kernel reads it: values in [-4, 4), a whole number of 1/64ths, so that fp16 and bf16
-// hold them exactly (bf16 keeps 8 bits: 4 - 1/64 needs 8).
-// A value is one of 512 (state >> 23): its three forms come from tables, since converting 2^26 values to fp16
-// one by one took a large part of a speed line's run.
-static void fill_rows(size_t n)
+// The input: values in [-4, 4), a whole number of 1/64ths, so that fp16 and bf16 hold them exactly (bf16 keeps 8
+// bits: 4 - 1/64 needs 8). Value i is (k - 256) / 64 for k the top 9 bits of a linear congruential generator's
+// state after i + 1 steps from 2024. The GPU writes the input itself, a stretch of values a thread, each
+// thread's first state reached by jumping ahead; the check computes only the rows it checks, the same way. (The
+// host wrote all 2^26 values of a speed line's shape and copied them over: about a second of each regrade.)
+struct lcg_step { unsigned a, c; };   // state -> a * state + c (mod 2^32)
+__host__ __device__ static unsigned lcg_state(size_t i)   // the state after i + 1 steps
 {
-    rb.h_x.resize(n);
-    rb.h_f16.resize(n);
-    rb.h_bf16.resize(n);
-    float as_float[512];
-    uint16_t as_f16[512], as_bf16[512];
-    for (int k = 0; k < 512; k++) {
-        float x = (float)(k - 256) / 64.0f;
-        uint32_t u;
-        memcpy(&u, &x, 4);
-        as_float[k] = x, as_f16[k] = __half_as_ushort(__float2half_rn(x)), as_bf16[k] = (uint16_t)(u >> 16);
+    lcg_step all = {1u, 0u}, pow = {1664525u, 1013904223u};
+    for (size_t k = i + 1; k; k >>= 1, pow = {pow.a * pow.a, pow.a * pow.c + pow.c})
+        if (k & 1) all = {pow.a * all.a, pow.a * all.c + pow.c};
+    return all.a * 2024u + all.c;
+}
+__host__ __device__ static float input_value(unsigned state) { return (float)((int)(state >> 23) - 256) / 64.0f; }
+static const int kFillStretch = 256;
+// The input in the kernel's type: 4 (float), 2 (fp16) or 3 (bf16, a float's top 16 bits: exact here).
+__global__ void fill_input(void *d, size_t n, int type)
+{
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * kFillStretch;
+    if (i >= n) return;
+    unsigned state = lcg_state(i);
+    for (size_t end = i + kFillStretch < n ? i + kFillStretch : n; i < end; i++, state = state * 1664525u + 1013904223u) {
+        float x = input_value(state);
+        if (type == 4) ((float *)d)[i] = x;
+        else if (type == 2) ((__half *)d)[i] = __float2half_rn(x);
+        else ((uint16_t *)d)[i] = (uint16_t)(__float_as_uint(x) >> 16);
     }
-    unsigned state = 2024;
-    for (size_t i = 0; i < n; i++) {
-        state = state * 1664525u + 1013904223u;
-        unsigned k = state >> 23;
-        rb.h_x[i] = as_float[k], rb.h_f16[i] = as_f16[k], rb.h_bf16[i] = as_bf16[k];
-    }
+}
+static void fill_input_on_gpu(void *d, size_t n, const char *type)
+{
+    size_t threads = (n + kFillStretch - 1) / kFillStretch;
+    fill_input<<<(unsigned)((threads + 255) / 256), 256>>>(d, n, !strcmp(type, "float") ? 4 : !strcmp(type, "fp16") ? 2 : 3);
+    CHECK(cudaGetLastError());
+}
+// Values first .. first + count - 1 of the input, on the host.
+static void input_values(size_t first, int count, float *x)
+{
+    unsigned state = lcg_state(first);
+    for (int c = 0; c < count; c++, state = state * 1664525u + 1013904223u) x[c] = input_value(state);
 }
 
 // The outputs of one kernel on rows x cols of the input, checked against the same computation in double,
@@ -135,28 +149,38 @@ static void fill_rows(size_t n)
 // takes seconds of the host's time per kernel, which the learner waits for at every regrade.
 static std::string check_rows(const row_kernel &k, int rows, int cols)
 {
-    size_t n = (size_t)rows * cols, out_n = k.out_size ? n : 2 * (size_t)rows;
-    size_t out_bytes = out_n * (k.out_size ? k.out_size : 4);
-    std::vector<unsigned char> out(out_bytes);
-    CHECK(cudaMemcpy(out.data(), rb.d_out, out_bytes, cudaMemcpyDeviceToHost));
-    bool half_out = k.out_size == 2, bf16 = !strcmp(k.type, "bf16");
-    auto value = [&](size_t i) -> double {
-        if (!half_out) return ((const float *)out.data())[i];
-        return half_bits_to_float(((const uint16_t *)out.data())[i], bf16);
-    };
-    char why[160];
     // The rows checked: every one, or (--speed) every step-th and then the last.
     const int step = speed_only && rows > 256 ? rows / 256 : 1;
     auto next_row = [&](int r) { return r + step < rows || r == rows - 1 ? r + step : rows - 1; };
+    // The outputs: all of them when every row is checked, else each checked row's as it comes (cols values,
+    // or two floats for row statistics).
+    size_t row_out = k.out_size ? (size_t)cols * k.out_size : 8;
+    bool all = step == 1;
+    std::vector<unsigned char> out(all ? rows * row_out : row_out);
+    if (all) CHECK(cudaMemcpy(out.data(), rb.d_out, out.size(), cudaMemcpyDeviceToHost));
+    const unsigned char *row_bytes = out.data();
+    std::vector<float> xs(cols);
+    bool half_out = k.out_size == 2, bf16 = !strcmp(k.type, "bf16");
+    auto value = [&](size_t i) -> double {   // output i of the row being checked
+        if (!half_out) return ((const float *)row_bytes)[i];
+        return half_bits_to_float(((const uint16_t *)row_bytes)[i], bf16);
+    };
+    char why[160];
     for (int r = 0; r < rows; r = next_row(r)) {
-        const float *x = &rb.h_x[(size_t)r * cols];
+        if (all)
+            row_bytes = out.data() + (size_t)r * row_out;
+        else
+            CHECK(cudaMemcpy(out.data(), (const unsigned char *)rb.d_out + (size_t)r * row_out, row_out,
+                             cudaMemcpyDeviceToHost));
+        input_values((size_t)r * cols, cols, xs.data());
+        const float *x = xs.data();
         double sum = 0, sq = 0, mx = -INFINITY;
         for (int c = 0; c < cols; c++) sum += x[c], sq += (double)x[c] * x[c], mx = std::max(mx, (double)x[c]);
         double mean = sum / cols, var = sq / cols - mean * mean;   // exact enough: values in [-4, 4)
         double u = 0x1p-24, adds = std::ceil(cols / 32.0) + 12, abs_mean = 0;
         for (int c = 0; c < cols; c++) abs_mean += std::fabs(x[c]) / cols;
         if (!k.out_size) {
-            double got_mean = value(2 * (size_t)r), got_norm = value(2 * (size_t)r + 1);
+            double got_mean = value(0), got_norm = value(1);
             if (!(std::fabs(got_mean - mean) <= adds * u * abs_mean + u * std::fabs(mean)) ||
                 !(std::fabs(got_norm - std::sqrt(sq)) <= (adds / 2 + 2) * u * std::sqrt(sq))) {
                 snprintf(why, sizeof why, "row %d: mean %.6g and norm %.6g, not %.6g and %.6g", r, got_mean,
@@ -179,7 +203,7 @@ static std::string check_rows(const row_kernel &k, int rows, int cols)
                 want = z;   // gamma 1, beta 0
                 tol = 0x1p-7 * (1 + std::fabs(z));
             }
-            double got = value((size_t)r * cols + c);
+            double got = value(c);
             if (!(std::fabs(got - want) <= tol)) {
                 snprintf(why, sizeof why, "row %d, column %d: %.6g, not %.6g", r, c, got, want);
                 return why;
@@ -211,7 +235,6 @@ static int bench_rows(flusher flush, FILE *csv)   // csv: rows.csv, for rows_tor
                   {32768, 128, "rows of 128"}};
     size_t max_n = 0;
     for (const shape &s : shapes) max_n = std::max(max_n, (size_t)s.rows * s.cols);
-    fill_rows(max_n);
     CHECK(cudaMalloc(&rb.d_in, max_n * 4));
     CHECK(cudaMalloc(&rb.d_out, max_n * 4));
     int max_cols = 0;
@@ -242,9 +265,7 @@ static int bench_rows(flusher flush, FILE *csv)   // csv: rows.csv, for rows_tor
             if (!k.run) continue;
             // The input in the kernel's type; the copy of the same bytes, once per element size.
             if (strcmp(loaded, k.type)) {
-                const void *src = !strcmp(k.type, "float") ? (const void *)rb.h_x.data()
-                                : !strcmp(k.type, "fp16") ? (const void *)rb.h_f16.data() : (const void *)rb.h_bf16.data();
-                CHECK(cudaMemcpy(rb.d_in, src, n * k.in_size, cudaMemcpyHostToDevice));
+                fill_input_on_gpu(rb.d_in, n, k.type);
                 loaded = k.type;
             }
             if (!check_only && !copy_gbps[k.in_size]) {
