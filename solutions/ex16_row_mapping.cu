@@ -469,18 +469,20 @@ __device__ __forceinline__ void walk_slots(Slots s, int t, int threads, FPack f,
             f(s.c0 - s.shift + (long)(k + u * threads) * P, k + u * threads);
     for (; k < last; k += threads)
         f(s.c0 - s.shift + (long)k * P, k);
-    // The partial slots a value a thread (a block has 128 threads or more): threads 0 to P - 1 take the first
-    // slot's, P to 2P - 1 the last's, each waiting for one value's loads where one thread took a slot's values
-    // one after another (8192 x 50257 on an H200: LayerNorm 666 -> 653 us; lesson 16).
-    int j = t % P;
     auto partial = [&](int k) {
-        long col = s.c0 - s.shift + (long)k * P + j;
-        if (col >= s.c0 && col < s.c1)
-            g(col, k, j);
+        long col = s.c0 - s.shift + (long)k * P;
+        for (int j = 0; j < P; j++)
+            if (col + j >= s.c0 && col + j < s.c1)
+                g(col + j, k, j);
     };
-    if (first && t < P)
+    // A partial slot is its owner's too (thread k % threads, as when the slot is whole): each slot of the stage
+    // is one thread's in every row, whatever the row's shift, so the next row's copies need no barrier after
+    // this row's reads. (Spreading a partial slot's values over threads 0 to 2P - 1 made LayerNorm on 8192 x
+    // 50257 2% faster on an H200, and raced: a row's copy into a slot that another thread still read for the
+    // row before.)
+    if (first && t == 0)
         partial(0);
-    if (last < s.count && last >= first && t >= P && t < 2 * P)
+    if (last < s.count && last >= first && last % threads == t)
         partial(last);
 }
 
