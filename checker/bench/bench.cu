@@ -106,19 +106,22 @@ static std::vector<version<float>> float_versions()
     return v;
 }
 
+// The inputs' generator, one linear congruential step (mod 2^32); bench_rows.cuh jumps it ahead too.
+static constexpr unsigned kLcgA = 1664525u, kLcgC = 1013904223u;
+__host__ __device__ static inline unsigned lcg_next(unsigned state) { return state * kLcgA + kLcgC; }
 // The inputs: ints in [-4, 3], whose sums of up to 2^28 cannot overflow and are checked exactly; floats in
 // (0, 1), whose exact sum a double holds (each is a multiple of 2^-25 and the sum stays below 2^28).
 static void fill(std::vector<int> &v, unsigned state)
 {
     for (int &x : v) {
-        state = state * 1664525u + 1013904223u;
+        state = lcg_next(state);
         x = (int)(state >> 29) - 4;
     }
 }
 static void fill(std::vector<float> &v, unsigned state)
 {
     for (float &x : v) {
-        state = state * 1664525u + 1013904223u;
+        state = lcg_next(state);
         x = ((float)(state >> 8) + 0.5f) * 0x1p-24f;
     }
 }

@@ -104,9 +104,9 @@ static float half_bits_to_float(uint16_t h, bool bf16)
 // thread's first state reached by jumping ahead; the check computes only the rows it checks, the same way. (The
 // host wrote all 2^26 values of a speed line's shape and copied them over: about a second of each regrade.)
 struct lcg_step { unsigned a, c; };   // state -> a * state + c (mod 2^32)
-__host__ __device__ static unsigned lcg_state(size_t i)   // the state after i + 1 steps
+__host__ __device__ static unsigned lcg_state(size_t i)   // the state after i + 1 steps (bench.cu's lcg_next)
 {
-    lcg_step all = {1u, 0u}, pow = {1664525u, 1013904223u};
+    lcg_step all = {1u, 0u}, pow = {kLcgA, kLcgC};
     for (size_t k = i + 1; k; k >>= 1, pow = {pow.a * pow.a, pow.a * pow.c + pow.c})
         if (k & 1) all = {pow.a * all.a, pow.a * all.c + pow.c};
     return all.a * 2024u + all.c;
@@ -119,7 +119,7 @@ __global__ void fill_input(void *d, size_t n, int type)
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * kFillStretch;
     if (i >= n) return;
     unsigned state = lcg_state(i);
-    for (size_t end = i + kFillStretch < n ? i + kFillStretch : n; i < end; i++, state = state * 1664525u + 1013904223u) {
+    for (size_t end = i + kFillStretch < n ? i + kFillStretch : n; i < end; i++, state = lcg_next(state)) {
         float x = input_value(state);
         if (type == 4) ((float *)d)[i] = x;
         else if (type == 2) ((__half *)d)[i] = __float2half_rn(x);
@@ -136,7 +136,7 @@ static void fill_input_on_gpu(void *d, size_t n, const char *type)
 static void input_values(size_t first, int count, float *x)
 {
     unsigned state = lcg_state(first);
-    for (int c = 0; c < count; c++, state = state * 1664525u + 1013904223u) x[c] = input_value(state);
+    for (int c = 0; c < count; c++, state = lcg_next(state)) x[c] = input_value(state);
 }
 
 // The outputs of one kernel on rows x cols of the input, checked against the same computation in double,
