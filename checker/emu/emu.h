@@ -180,6 +180,10 @@ void emu_launch_together(int n, const emu_kernel *const *k, const emu_launch_con
  * access enabled with cudaDeviceEnablePeerAccess). */
 int emu_peer_access(int from, int to);
 
+/* The SMs every emulated device reports from now on (16 unless asked; 1 to 1024): a test that asks before the
+ * program's first CUDA call sees a GPU of that size (its occupancy, its clusters, cooperative launches). */
+void emu_set_sm_count(int sms);
+
 /* 1 while the runtime records what the running operation touches (emu_order.c: more than one stream has
  * work); the engine then gives each global access, [lo, end) of allocation a, with its instruction's place
  * and the order of the kernel's memory events so far (seq: emu_order_acquired's releases are in it). access:

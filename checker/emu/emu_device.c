@@ -57,7 +57,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
     p->minor = EMU_CC_MINOR;
     p->textureAlignment = 512;
     p->texturePitchAlignment = 32;
-    p->multiProcessorCount = EMU_SM_COUNT;
+    p->multiProcessorCount = emu_rt_sm_count();
     p->canMapHostMemory = 1;
     p->concurrentKernels = 1;
     p->unifiedAddressing = 1;
@@ -104,7 +104,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrTotalConstantMemory: v = EMU_CONST_MEM; break;
     case cudaDevAttrWarpSize: v = EMU_WARP_SIZE; break;
     case cudaDevAttrMaxRegistersPerBlock: case cudaDevAttrMaxRegistersPerMultiprocessor: v = EMU_REGS_PER_SM; break;
-    case cudaDevAttrMultiProcessorCount: v = EMU_SM_COUNT; break;
+    case cudaDevAttrMultiProcessorCount: v = emu_rt_sm_count(); break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: v = EMU_THREADS_PER_SM; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: v = EMU_BLOCKS_PER_SM; break;
     case cudaDevAttrComputeCapabilityMajor: v = EMU_CC_MAJOR; break;
@@ -328,11 +328,11 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamic_smem, cons
 /* ---- Clusters ------------------------------------------------------------------------------------------ */
 
 /* Clusters of size blocks, each block with per_sm of them fitting on an SM, that the device holds at once:
- * a cluster's blocks share one GPC (EMU_SMS_PER_GPC SMs). */
+ * a cluster's blocks share one GPC (emu_rt_sms_per_gpc), and SMs past the last whole GPC take none. */
 static int clusters_at_once(unsigned size, int per_sm)
 {
-    int blocks = per_sm * EMU_SMS_PER_GPC;
-    return size && (int)size <= blocks ? (EMU_SM_COUNT / EMU_SMS_PER_GPC) * (blocks / (int)size) : 0;
+    int gpc = emu_rt_sms_per_gpc(), blocks = per_sm * gpc;
+    return size && (int)size <= blocks ? (emu_rt_sm_count() / gpc) * (blocks / (int)size) : 0;
 }
 
 cudaError_t cudaOccupancyMaxActiveClusters(int *num_clusters, const void *func, const cudaLaunchConfig_t *config)
@@ -363,7 +363,7 @@ cudaError_t cudaOccupancyMaxPotentialClusterSize(int *cluster_size, const void *
     dim3 b = config->blockDim;
     int per_sm = emu_rt_blocks_per_sm(f, k, (int)(b.x * b.y * b.z), config->dynamicSmemBytes);
     int limit = emu_rt_function_cluster(f)->non_portable ? EMU_CLUSTER_MAX : EMU_CLUSTER_PORTABLE;
-    int fits = per_sm * EMU_SMS_PER_GPC;
+    int fits = per_sm * emu_rt_sms_per_gpc();
     *cluster_size = fits < limit ? fits : limit;
     return cudaSuccess;
 }

@@ -18,6 +18,7 @@ static const char emu_msg_wrong_device[] =
     N_("%s: the %s pointer %p is memory of device %d, not of device %d as the call says");
 
 static int device_count;   /* 0 until asked */
+static int sm_count = EMU_DEFAULT_SM_COUNT;
 static int current_device;
 static unsigned char peer[EMU_MAX_DEVICES][EMU_MAX_DEVICES];   /* peer[a][b]: kernels on a may use b's memory */
 
@@ -32,6 +33,10 @@ int emu_rt_device_count(void)
 }
 
 int emu_rt_device_current(void) { return current_device; }
+
+void emu_set_sm_count(int sms) { sm_count = sms < 1 ? 1 : sms > EMU_MAX_SM_COUNT ? EMU_MAX_SM_COUNT : sms; }
+int emu_rt_sm_count(void) { return sm_count; }
+int emu_rt_sms_per_gpc(void) { return sm_count < EMU_GPC_SMS ? sm_count : EMU_GPC_SMS; }
 
 /* cudaSuccess for a device that exists, else a finding that names who asked, and cudaErrorInvalidDevice. */
 cudaError_t emu_rt_device_check(int device, const char *who)

@@ -17,8 +17,10 @@
 #define EMU_CC_MINOR               0
 /* An H100 has 132 SMs. The emulator reports 16, one cluster's worth: what a kernel sizes from the SM count
  * (a grid of SMs x blocks per SM, a cooperative launch, cudaOccupancyMaxActiveClusters) is then 8 times
- * smaller and runs as much faster on the CPU. The tests that depend on it are named in checker/README.md. */
-#define EMU_SM_COUNT               16
+ * smaller and runs as much faster on the CPU. The tests that depend on it are named in checker/README.md.
+ * A test may ask for another count before its first call (emu_set_sm_count): see emu_rt_sm_count. */
+#define EMU_DEFAULT_SM_COUNT       16
+#define EMU_MAX_SM_COUNT           1024
 #define EMU_WARP_SIZE              32
 #define EMU_MAX_THREADS_PER_BLOCK  1024
 #define EMU_MAX_BLOCK_X            1024
@@ -37,7 +39,7 @@
 #define EMU_L2_BYTES               (50u * 1024u * 1024u)
 #define EMU_CLUSTER_PORTABLE       8                /* blocks per cluster; more with the non-portable opt-in */
 #define EMU_CLUSTER_MAX            16
-#define EMU_SMS_PER_GPC            16               /* a cluster's blocks share one GPC; here all 16 SMs */
+#define EMU_GPC_SMS                16               /* a cluster's blocks share one GPC of 16 SMs */
 #define EMU_MEM_CAP                ((size_t)8 << 30) /* total device memory, before the host's own limit */
 
 /* ---- Error state (emu_errors.c) ---------------------------------------------------------------------- */
@@ -180,6 +182,10 @@ static inline int emu_rt_stream_is_default(cudaStream_t s)
 
 int emu_rt_device_count(void);
 int emu_rt_device_current(void);
+/* The SMs each device reports: EMU_DEFAULT_SM_COUNT, or the count a test asked for (emu_set_sm_count). A
+ * cluster's blocks share one GPC: EMU_GPC_SMS of the SMs, or all of them on a device of fewer. */
+int emu_rt_sm_count(void);
+int emu_rt_sms_per_gpc(void);
 /* cudaSuccess for a device that exists; else a finding naming who asked, and cudaErrorInvalidDevice. */
 cudaError_t emu_rt_device_check(int device, const char *who);
 void emu_rt_devices_reset(void);

@@ -444,9 +444,9 @@ static cudaError_t emu_check_cluster(emu_rt_function *f, const emu_kernel *k, co
         return cudaErrorInvalidClusterSize;
     }
     unsigned threads = l->block.x * l->block.y * l->block.z;
-    int fit = emu_rt_blocks_per_sm(f, k, (int)threads, l->shared) * EMU_SMS_PER_GPC;
+    int fit = emu_rt_blocks_per_sm(f, k, (int)threads, l->shared) * emu_rt_sms_per_gpc();
     if ((int)size > fit) {
-        emu_finding(emu_msg_cluster_resident, name, size, fit, threads, l->shared, EMU_SMS_PER_GPC);
+        emu_finding(emu_msg_cluster_resident, name, size, fit, threads, l->shared, emu_rt_sms_per_gpc());
         return cudaErrorInvalidClusterSize;
     }
     *out = c;
@@ -482,8 +482,9 @@ static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *
         /* A cooperative launch must fit on the device at once, so that grid.sync() can wait for every block. */
         int per_sm = emu_rt_blocks_per_sm(f, k, (int)(l->block.x * l->block.y * l->block.z), l->shared);
         unsigned long long blocks = (unsigned long long)l->grid.x * l->grid.y * l->grid.z;
-        if (blocks > (unsigned long long)per_sm * EMU_SM_COUNT) {
-            emu_finding(emu_msg_coop_too_large, emu_kernel_name(k), blocks, per_sm, EMU_SM_COUNT, per_sm * EMU_SM_COUNT);
+        int sms = emu_rt_sm_count();
+        if (blocks > (unsigned long long)per_sm * sms) {
+            emu_finding(emu_msg_coop_too_large, emu_kernel_name(k), blocks, per_sm, sms, per_sm * sms);
             return emu_rt_fail(cudaErrorCooperativeLaunchTooLarge);
         }
     }
@@ -501,7 +502,7 @@ static cudaError_t emu_launch_function(emu_rt_function *f, const emu_rt_launch *
     unsigned threads = l->block.x * l->block.y * l->block.z;
     emu_launch_config c = { { l->grid.x, l->grid.y, l->grid.z }, { l->block.x, l->block.y, l->block.z }, l->shared,
                             { cluster.x, cluster.y, cluster.z }, l->cooperative, device,
-                            (unsigned)(emu_rt_blocks_per_sm(f, k, (int)threads, l->shared) * EMU_SM_COUNT) };
+                            (unsigned)(emu_rt_blocks_per_sm(f, k, (int)threads, l->shared) * emu_rt_sm_count()) };
     char what[200];
     snprintf(what, sizeof what, emu_text(emu_msg_kernel_op), emu_kernel_name(k));
     /* it may wait for a kernel of another device: it runs with them when the host waits (emu_held.c) */
