@@ -536,6 +536,28 @@ START_TEST(test_ex16_cluster_path)
 }
 END_TEST
 
+/* A block strides over the rows by the blocks resident at once: the SMs times the blocks an SM holds. On the
+ * emulator's usual 16 SMs that stride is a multiple of 8 rows for every block size, so every row a block takes
+ * starts at the same offset from a 16-byte boundary, whatever the row's length; on a GPU of 132 SMs holding 3 blocks
+ * each it is not. Here the emulator reports 3 SMs: rows of 60 KB and one value (3 blocks an SM at most), enough of
+ * them that a block takes two or more, and each of its rows starts at another offset, so a thread's partial packs
+ * move from row to row. On a GPU, its own SMs. */
+START_TEST(test_ex16_rows_at_other_offsets)
+{
+    backend_emulate_sms(3);
+    const device d = device_limits();
+    int dev = 0, per_sm_bytes = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    static const enum op ops[] = {SOFTMAX, SOFTMAX_F16, LAYERNORM, RMSNORM};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        const int cols = 61440 / (int)in_size(ops[k]) + 1;
+        const int held = per_sm_bytes / (61440 + 1024);   /* the most blocks of such a stage an SM holds */
+        run_plain(ops[k], d.sms * (held > 0 ? held : 1) + 2, cols, BLOCK, RUNS, BLOCK_HINT, 190 + k);
+    }
+}
+END_TEST
+
 /* Rows of up to 1024 values that start on 16-byte boundaries go to a warp (or part of one); 1025 cannot. */
 START_TEST(test_ex16_dispatch)
 {
@@ -688,6 +710,8 @@ int main(int argc, char **argv)
         {N_("paths: a block per row, in shared memory or reading it again, up to the 227 KB a block may have"),
          test_ex16_block_path, NEEDS_DEVICE},
         {N_("paths: a cluster of 2 to 16 blocks per row, every operation"), test_ex16_cluster_path, NEEDS_DEVICE},
+        {N_("paths: a block's rows, each at another offset from a 16-byte boundary (the emulator as 3 SMs)"),
+         test_ex16_rows_at_other_offsets, NEEDS_DEVICE},
         {N_("paths: the dispatch gives rows of up to 1024 values to a warp, and longer ones elsewhere"),
          test_ex16_dispatch, NEEDS_DEVICE},
         {N_("core: softmax, LayerNorm, RMSNorm and row statistics through the dispatch, past a cluster too"),
