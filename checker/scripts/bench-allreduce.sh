@@ -20,7 +20,8 @@ if [ "$backend" = gpu ]; then
     fi
 fi
 out="$BUILD/$backend/bench/allreduce"
-[ $mode = check ] && out="$BUILD/$backend/bench-check/allreduce"
+# Not inside bench.sh's check folder: make test runs both checks at once, and bench.sh starts by emptying its own.
+[ $mode = check ] && out="$BUILD/$backend/allreduce-check"
 rm -rf "$out"
 mkdir -p "$out"
 flags=$(program_nvcc_flags "$backend")
