@@ -221,6 +221,8 @@ typedef struct harness_result {
     double seconds;
     int host_ub;        /* the learner's host code hit undefined behaviour that nothing here reported (a GPU's
                          * suite: ubsan_quiet.c); the emulator's run of the same object names it */
+    int alone;          /* a batch worker's first test, whose kernels printed nothing: no test ran before it in
+                         * its process, so a failure there is the verdict it gets alone (harness_batch.c) */
 } harness_result;
 
 /* ---- Running tests (harness_main.c) and a GPU's batch workers (harness_batch.c) ---- */

@@ -258,8 +258,8 @@ int harness_result_send(int fd, const harness_result *r)
 {
     const char *file = r->file ? r->file : "", *message = r->message ? r->message : "";
     char head[160];
-    int len = snprintf(head, sizeof head, "%d %d %.6f %d %zu %zu\n", r->outcome, r->line, r->seconds, r->host_ub,
-                       strlen(file), strlen(message));
+    int len = snprintf(head, sizeof head, "%d %d %.6f %d %d %zu %zu\n", r->outcome, r->line, r->seconds, r->host_ub,
+                       r->alone, strlen(file), strlen(message));
     return fd_write_all(fd, head, (size_t)len) || fd_write_all(fd, file, strlen(file)) ||
            fd_write_all(fd, message, strlen(message)) ? -1 : 0;
 }
@@ -275,8 +275,8 @@ int harness_result_receive(int fd, const char *name, harness_result *r)
     while (len + 1 < sizeof head && read(fd, head + len, 1) == 1 && head[len] != '\n') len++;
     head[len] = '\0';
     char *file = NULL, *message = NULL;
-    int whole = sscanf(head, "%d %d %lf %d %zu %zu", &r->outcome, &r->line, &r->seconds, &r->host_ub, &file_len,
-                       &message_len) == 6 &&
+    int whole = sscanf(head, "%d %d %lf %d %d %zu %zu", &r->outcome, &r->line, &r->seconds, &r->host_ub, &r->alone,
+                       &file_len, &message_len) == 7 &&
                 file_len < (1u << 20) && message_len < (1u << 24) && (file = malloc(file_len + 1)) &&
                 (message = malloc(message_len + 1)) && !fd_read_all(fd, file, file_len) &&
                 !fd_read_all(fd, message, message_len);
@@ -579,7 +579,9 @@ int harness_run(const harness_exercise *ex, int argc, char **argv)
         } else if (harness_batch_has(batch, (int)(t - ex->tests))) {
             if (tty) printf("  %s… %s%s\r", DIM, name, RESET), fflush(stdout);
             *r = harness_batch_take(batch, (int)(t - ex->tests), name);
-            if (!expired(r) && (r->outcome != HARNESS_PASSED || r->host_ub)) {
+            /* A failure that was its worker's first test, and printed nothing, already is that verdict. */
+            int alone = r->outcome == HARNESS_FAILED && r->alone && !r->host_ub;
+            if (!expired(r) && !alone && (r->outcome != HARNESS_PASSED || r->host_ub)) {
                 /* Its verdict is the one it gets alone, in its own process. */
                 free(r->message), free((char *)r->file);
                 *r = harness_run_one(t, (int)(t - ex->tests), ex->number, timeout, 0);
