@@ -83,17 +83,14 @@ static int printout_start(void)
     pthread_detach(reader);
     return 0;
 }
-/* Whether the test that just ended printed anything: bytes read since the last call, or still in the pipe. */
+/* Whether anything was printed since the worker started: bytes read, or still in the pipe (asked after its first
+ * test only). */
 static int printed(void)
 {
-    static unsigned long long seen;
     fflush(stdout);
     int waiting = 0;
     if (printout_fd < 0 || ioctl(printout_fd, FIONREAD, &waiting) != 0) return 1;
-    unsigned long long now_bytes = printout_bytes;
-    int any = now_bytes != seen || waiting > 0;
-    seen = now_bytes;
-    return any;
+    return printout_bytes > 0 || waiting > 0;
 }
 
 /* The worker's life: its context first (while the runner hands out the first test), then one test after

@@ -387,17 +387,18 @@ static int run_plain(enum op op, int rows, int cols, int path, enum expect expec
 #define HARNESS_SPACE_FILE "../spaces/ex16.def"
 #include "../harness/harness_space_table.h"
 
-/* What the device holds: SMs, threads and blocks per SM, and the shared memory a block may opt in to. */
-typedef struct device { int sms, threads, blocks, optin; } device;
+/* What the device holds: SMs, threads and blocks per SM, the shared memory a block may opt in to, and an SM's. */
+typedef struct device { int sms, threads, blocks, optin, smem_per_sm; } device;
 static device device_limits(void)
 {
-    device d = {0, 0, 0, 0};
+    device d = {0, 0, 0, 0, 0};
     int dev = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
     cudaDeviceGetAttribute(&d.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
     cudaDeviceGetAttribute(&d.blocks, cudaDevAttrMaxBlocksPerMultiprocessor, dev);
     cudaDeviceGetAttribute(&d.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    cudaDeviceGetAttribute(&d.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
     return d;
 }
 
@@ -546,13 +547,10 @@ START_TEST(test_ex16_rows_at_other_offsets)
 {
     backend_emulate_sms(3);
     const device d = device_limits();
-    int dev = 0, per_sm_bytes = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    const int held = d.smem_per_sm / (61440 + 1024);   /* the most blocks of such a stage an SM holds */
     static const enum op ops[] = {SOFTMAX, SOFTMAX_F16, LAYERNORM, RMSNORM};
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         const int cols = 61440 / (int)in_size(ops[k]) + 1;
-        const int held = per_sm_bytes / (61440 + 1024);   /* the most blocks of such a stage an SM holds */
         run_plain(ops[k], d.sms * (held > 0 ? held : 1) + 2, cols, BLOCK, RUNS, BLOCK_HINT, 190 + k);
     }
 }
