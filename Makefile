@@ -8,12 +8,13 @@ CXX       ?= g++
 BUILD     ?= build
 SIM       ?= 0
 # The GPU to build for: the one in this machine when there is one, else Hopper (sm_90). nvidia-smi is asked
-# once per command (it starts the driver each time): the sub-makes read its answer from COURSE_GPU_SEEN.
+# once per command (each call starts the driver): the sub-makes and the scripts read its answer from
+# COURSE_GPU_SEEN ("sm_90 Default 1 NVIDIA H200", or "none": checker/scripts/gpu-seen.sh).
 ifndef COURSE_GPU_SEEN
-COURSE_GPU_SEEN := $(if $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1),sm_$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d .),none)
+COURSE_GPU_SEEN := $(shell sh checker/scripts/gpu-seen.sh)
 export COURSE_GPU_SEEN
 endif
-HAVE_GPU  := $(if $(filter-out none,$(COURSE_GPU_SEEN)),1)
+HAVE_GPU  := $(if $(filter-out none,$(firstword $(COURSE_GPU_SEEN))),1)
 GPU_ARCH  ?= $(if $(HAVE_GPU),native,sm_90)
 
 # The emulator runs kernels on the CPU when there is no GPU (or when SIM=1 asks for it).
@@ -28,7 +29,7 @@ CFLAGS    += -std=c11 -Wall -Wextra -D_GNU_SOURCE -fPIC -fno-semantic-interposit
 GPU_NVCCFLAGS := -arch=$(GPU_ARCH) -O3 -lineinfo -std=c++17 -Xcompiler -fPIC
 # On a GPU the learner's file is compiled once for both backends: the GPU's machine code and the compute_90
 # PTX the emulator reads, in one object linked twice (checker/scripts/build-suite.sh, backend "both").
-GPU_SM    := $(patsubst sm_%,%,$(if $(filter native,$(GPU_ARCH)),$(COURSE_GPU_SEEN),$(GPU_ARCH)))
+GPU_SM    := $(patsubst sm_%,%,$(if $(filter native,$(GPU_ARCH)),$(firstword $(COURSE_GPU_SEEN)),$(GPU_ARCH)))
 comma     := ,
 BOTH_NVCCFLAGS := $(if $(GPU_SM),-gencode arch=compute_$(GPU_SM)$(comma)code=sm_$(GPU_SM),-arch=$(GPU_ARCH)) \
                   -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -O3 -lineinfo -std=c++17 \

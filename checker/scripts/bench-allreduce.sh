@@ -12,7 +12,7 @@ mode=time backend=gpu
 [ "${1:-}" = --check ] && mode=check backend=${2:-emu}
 
 if [ "$backend" = gpu ]; then
-    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    gpus=$(gpu_seen count)
     if [ "$gpus" -lt 2 ]; then
         [ $mode = time ] && sayf "Part IV's all-reduces are timed across GPUs, and this machine has %s: make bench times them beside NCCL on a machine of several, and the emulator's devices grade them here." "$gpus"
         [ $mode = check ] && echo "not run: bench_allreduce needs 2 GPUs, and this machine has $gpus"

@@ -25,7 +25,7 @@ both=""
 # at most 8; one at a time where a GPU is in exclusive-process mode, which refuses a second context.
 gpu_jobs() {
     local cores
-    nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -qv '^Default$' && { echo 1; return; }
+    case $(gpu_seen mode) in '' | Default) ;; *) echo 1; return ;; esac
     cores=$(nproc 2>/dev/null || echo 2)
     cores=$((cores / 2))
     echo $((cores < 1 ? 1 : cores > 8 ? 8 : cores))

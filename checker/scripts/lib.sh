@@ -199,6 +199,20 @@ dev_tools_path() {
     echo "$p"
 }
 
+# gpu_seen arch|mode|count|name: one part of what checker/scripts/gpu-seen.sh says of this machine's GPUs,
+# which make asked once for this command (COURSE_GPU_SEEN); arch "none" and count 0 where there is no GPU.
+gpu_seen() {
+    local seen=${COURSE_GPU_SEEN:-} arch mode count name
+    [ -n "$seen" ] || seen=$(sh checker/scripts/gpu-seen.sh)
+    read -r arch mode count name <<<"$seen"
+    case $1 in
+    arch) echo "$arch" ;;
+    mode) echo "${mode:-}" ;;
+    count) echo "${count:-0}" ;;
+    name) echo "${name:-}" ;;
+    esac
+}
+
 # nccl_home: the folder of the real NCCL that a GPU's build compiles and links against (include/nccl.h and
 # lib/libnccl.so.2): the course's copy of the nvidia-nccl-cu13 wheel (.deps/nccl, deps.sh installs it), the
 # wheel in python's site-packages, or the toolkit's own copy; nothing when there is none. The emulator's build

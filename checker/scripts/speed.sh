@@ -14,7 +14,7 @@
 # Exercises 17 and 19 (across GPUs, beside NCCL) are checker/scripts/speed-allreduce.sh's.
 set -u
 . checker/scripts/lib.sh
-gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1; }
+gpu_name() { gpu_seen name; }
 cache_dir() { echo "$STATE_DIR/bench-cache/$(gpu_name | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')"; }
 # The kept times are those of the references and of make bench's code that timed them: after a change to
 # either (a course update), fresh_cache drops them, and the next passing grade times the references again.
