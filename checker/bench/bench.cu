@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 #ifndef BENCH_NO_CUB
 #include <cub/device/device_reduce.cuh>
@@ -106,24 +107,64 @@ static std::vector<version<float>> float_versions()
     return v;
 }
 
-// The inputs' generator, one linear congruential step (mod 2^32); bench_rows.cuh jumps it ahead too.
+// The inputs' generator, one linear congruential step (mod 2^32), and the state after i + 1 steps from a seed,
+// reached by jumping ahead (the step composed with itself): the GPU writes an input a stretch of values a thread,
+// each thread starting from its stretch's first state (here and in bench_rows.cuh).
 static constexpr unsigned kLcgA = 1664525u, kLcgC = 1013904223u;
 __host__ __device__ static inline unsigned lcg_next(unsigned state) { return state * kLcgA + kLcgC; }
-// The inputs: ints in [-4, 3], whose sums of up to 2^28 cannot overflow and are checked exactly; floats in
-// (0, 1), whose exact sum a double holds (each is a multiple of 2^-25 and the sum stays below 2^28).
-static void fill(std::vector<int> &v, unsigned state)
+struct lcg_step { unsigned a, c; };   // state -> a * state + c (mod 2^32)
+__host__ __device__ static unsigned lcg_state(unsigned seed, size_t i)
 {
-    for (int &x : v) {
-        state = lcg_next(state);
-        x = (int)(state >> 29) - 4;
-    }
+    lcg_step all = {1u, 0u}, pow = {kLcgA, kLcgC};
+    for (size_t k = i + 1; k; k >>= 1, pow = {pow.a * pow.a, pow.a * pow.c + pow.c})
+        if (k & 1) all = {pow.a * all.a, pow.a * all.c + pow.c};
+    return all.a * seed + all.c;
 }
-static void fill(std::vector<float> &v, unsigned state)
+static const int kFillStretch = 256;   // values a thread writes
+
+// The sums' inputs, value i from the state after i + 1 steps from 12345: ints in [-4, 3], whose sums of up to
+// 2^28 cannot overflow and are checked exactly; floats in (0, 1), each a multiple of 2^-25, whose sums stay below
+// 2^28: every partial sum is a whole number of 2^-25 below 2^53, which a double holds exactly in any order.
+__device__ static int sum_input(unsigned state, int) { return (int)(state >> 29) - 4; }
+__device__ static float sum_input(unsigned state, float) { return ((float)(state >> 8) + 0.5f) * 0x1p-24f; }
+__device__ static void add_exactly(long long *to, long long x) { atomicAdd((unsigned long long *)to, (unsigned long long)x); }
+__device__ static void add_exactly(double *to, double x) { atomicAdd(to, x); }
+// The GPU writes the input and sums it in the same pass (the host wrote 2^24 values and summed them at each speed
+// line: about 0.12 s of a regrade on an H200). A value below 2^B and at least 2^(B-1) counts towards the sums of
+// 2^B values and more: each stretch adds its sum to bucket B (values below 2^10 to bucket 10; a stretch never
+// straddles two, as 256 divides every 2^B from 2^10), and the host adds the buckets up to each size.
+template <typename T, typename Acc> __global__ void fill_sums(T *d, size_t n, Acc *buckets)
 {
-    for (float &x : v) {
-        state = lcg_next(state);
-        x = ((float)(state >> 8) + 0.5f) * 0x1p-24f;
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * kFillStretch;
+    if (i >= n) return;
+    int bucket = 10;
+    while (((size_t)1 << bucket) <= i) bucket++;
+    unsigned state = lcg_state(12345u, i);
+    Acc sum = 0;
+    for (size_t end = i + kFillStretch < n ? i + kFillStretch : n; i < end; i++, state = lcg_next(state)) {
+        T x = sum_input(state, T());
+        d[i] = x;
+        sum += x;
     }
+    add_exactly(&buckets[bucket], sum);
+}
+// d_in's 2^max_log2 values, written on the GPU; returns the exact sum of the first 2^lg of them at index lg (lg from
+// 10 up: the sizes bench times and checks).
+template <typename T> static std::vector<double> fill_on_gpu(T *d_in, int max_log2)
+{
+    typedef typename std::conditional<std::is_same<T, int>::value, long long, double>::type Acc;
+    Acc *d_buckets, buckets[64];
+    CHECK(cudaMalloc(&d_buckets, sizeof buckets));
+    CHECK(cudaMemset(d_buckets, 0, sizeof buckets));
+    size_t n = (size_t)1 << max_log2, threads = (n + kFillStretch - 1) / kFillStretch;
+    fill_sums<<<(unsigned)((threads + 255) / 256), 256>>>(d_in, n, d_buckets);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(buckets, d_buckets, sizeof buckets, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_buckets));
+    std::vector<double> exact(max_log2 + 1);
+    Acc so_far = 0;
+    for (int lg = 0; lg <= max_log2; lg++) exact[lg] = (double)(so_far += buckets[lg]);
+    return exact;
 }
 static const char *type_name(int) { return "int"; }
 static const char *type_name(float) { return "float"; }
@@ -338,13 +379,11 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
 {
     const char *type = type_name(T());
     size_t max_n = (size_t)1 << max_log2;
-    std::vector<T> h_in(max_n);
-    fill(h_in, 12345);
     T *d_in, *d_result, *d_copy;
     CHECK(cudaMalloc(&d_in, max_n * sizeof(T)));
     CHECK(cudaMalloc(&d_copy, check_only ? sizeof(T) : max_n * sizeof(T)));
     CHECK(cudaMalloc(&d_result, sizeof(T)));
-    CHECK(cudaMemcpy(d_in, h_in.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+    const std::vector<double> exact_of = fill_on_gpu(d_in, max_log2);
 #ifndef BENCH_NO_CUB
     CHECK(cub::DeviceReduce::Sum(NULL, cub_temp_bytes, d_in, d_result, (int)max_n));
     CHECK(cudaMalloc(&d_cub_temp, cub_temp_bytes));
@@ -353,8 +392,7 @@ static int bench_type(const std::vector<version<T>> &versions, int max_log2, flu
 
     for (int lg = check_only ? 10 : speed_only ? max_log2 : 20; lg <= max_log2; lg += 2) {
         int n = 1 << lg;
-        double exact = 0, bytes = (double)n * sizeof(T);
-        for (int i = 0; i < n; i++) exact += h_in[i];
+        double exact = exact_of[lg], bytes = (double)n * sizeof(T);
 
         std::vector<timing> times;
         for (const version<T> &v : versions)

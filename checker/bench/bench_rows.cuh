@@ -100,25 +100,17 @@ static float half_bits_to_float(uint16_t h, bool bf16)
 
 // The input: values in [-4, 4), a whole number of 1/64ths, so that fp16 and bf16 hold them exactly (bf16 keeps 8
 // bits: 4 - 1/64 needs 8). Value i is (k - 256) / 64 for k the top 9 bits of a linear congruential generator's
-// state after i + 1 steps from 2024. The GPU writes the input itself, a stretch of values a thread, each
+// state after i + 1 steps from kRowsSeed. The GPU writes the input itself, a stretch of values a thread, each
 // thread's first state reached by jumping ahead; the check computes only the rows it checks, the same way. (The
 // host wrote all 2^26 values of a speed line's shape and copied them over: about a second of each regrade.)
-struct lcg_step { unsigned a, c; };   // state -> a * state + c (mod 2^32)
-__host__ __device__ static unsigned lcg_state(size_t i)   // the state after i + 1 steps (bench.cu's lcg_next)
-{
-    lcg_step all = {1u, 0u}, pow = {kLcgA, kLcgC};
-    for (size_t k = i + 1; k; k >>= 1, pow = {pow.a * pow.a, pow.a * pow.c + pow.c})
-        if (k & 1) all = {pow.a * all.a, pow.a * all.c + pow.c};
-    return all.a * 2024u + all.c;
-}
+static constexpr unsigned kRowsSeed = 2024u;
 __host__ __device__ static float input_value(unsigned state) { return (float)((int)(state >> 23) - 256) / 64.0f; }
-static const int kFillStretch = 256;
 // The input in the kernel's type: 4 (float), 2 (fp16) or 3 (bf16, a float's top 16 bits: exact here).
 __global__ void fill_input(void *d, size_t n, int type)
 {
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * kFillStretch;
     if (i >= n) return;
-    unsigned state = lcg_state(i);
+    unsigned state = lcg_state(kRowsSeed, i);
     for (size_t end = i + kFillStretch < n ? i + kFillStretch : n; i < end; i++, state = lcg_next(state)) {
         float x = input_value(state);
         if (type == 4) ((float *)d)[i] = x;
@@ -135,7 +127,7 @@ static void fill_input_on_gpu(void *d, size_t n, const char *type)
 // Values first .. first + count - 1 of the input, on the host.
 static void input_values(size_t first, int count, float *x)
 {
-    unsigned state = lcg_state(first);
+    unsigned state = lcg_state(kRowsSeed, first);
     for (int c = 0; c < count; c++, state = lcg_next(state)) x[c] = input_value(state);
 }
 
