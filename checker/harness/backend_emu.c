@@ -9,11 +9,7 @@ emu_record *backend_take_findings(int *count)
 
 int backend_is_emulator(void) { return 1; }
 
-int backend_emulate_sms(int sms)
-{
-    emu_set_sm_count(sms);
-    return 1;
-}
+void backend_emulate_sms(int sms) { emu_set_sm_count(sms); }
 
 void backend_load_kernels(void) { emu_modules_load(); }
 

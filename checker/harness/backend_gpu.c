@@ -12,11 +12,7 @@ emu_record *backend_take_findings(int *count)
 
 int backend_is_emulator(void) { return 0; }
 
-int backend_emulate_sms(int sms)
-{
-    (void)sms;
-    return 0;
-}
+void backend_emulate_sms(int sms) { (void)sms; }
 
 /* Nothing: CUDA must not be initialised in a process that later forks (harness_main.c). */
 void backend_load_kernels(void) {}

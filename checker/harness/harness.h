@@ -303,8 +303,8 @@ emu_record *backend_take_findings(int *count);
 int harness_findings_lines(char *buf, size_t len, const char **question);
 int backend_is_emulator(void);
 /* On the emulator, makes its GPU one of sms SMs for the rest of this test (called before the test's first CUDA
- * call: a kernel may keep what it asked) and returns 1; on a GPU, whose SMs are what they are, returns 0. */
-int backend_emulate_sms(int sms);
+ * call: a kernel may keep what it asked); nothing on a GPU, whose SMs are what they are. */
+void backend_emulate_sms(int sms);
 /* The emulator decodes the program's kernels now, before the tests are forked, so that no test decodes them
  * again (exercise 12's Thrust and CUB took a third of its suite's time to decode, once in each test); nothing
  * on a GPU. */
