@@ -574,8 +574,8 @@ static enum concern concern_of(enum set_fn fn, const char *values)
 }
 
 /* The ints of sum_thrust and sum_cub, drawn from [*lo, *hi]: both signs within the range whose partial sums fit
- * with room; all negative; the largest magnitudes whose partial sums still fit (INT_MAX / n: more than a float's
- * 24 bits keep); zeros only (the identity); the float kinds read as both signs. */
+ * with room; all negative; the largest magnitudes whose partial sums still fit, of one sign (INT_MAX / n, a total
+ * past a float's 24 bits); zeros only (the identity); the float kinds read as both signs. */
 static void make_ints(const char *values, int *h, size_t n, uint64_t salt, int *lo, int *hi, char *input,
                       size_t len)
 {
