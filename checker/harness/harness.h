@@ -667,9 +667,9 @@ void harness_cover_run(const harness_space *s, harness_case_filter wanted, harne
  * (harness_large_n()). */
 size_t harness_case_size(const harness_cover *c, size_t k, const char *dim, const char *units, const size_t *of);
 /* The range [lo, hi] that n ints are drawn from, by name: "mixed" ([-r, r] with r = harness_safe_int_range(n),
- * what every test drew before spaces were declared), "negative" ([-r, -1]), "largest" ([m/2, m] with
+ * what every test drew before spaces were declared), "negative" ([-r, -1]), "largest" ([m - m/2, m] with
  * m = INT_MAX / n: the largest magnitudes for which every partial sum of the n values fits in an int, one sign so
- * that the total is at least INT_MAX / 2, where a float accumulator or a narrow type loses digits). */
+ * that the total is about INT_MAX / 2 or more, where a float accumulator or a narrow type loses digits). */
 void harness_value_range(const char *label, size_t n, int *lo, int *hi);
 /* 1 when [lo, hi] is the "mixed" range, which messages leave unsaid. */
 int harness_values_are_default(size_t n, int lo, int hi);

@@ -56,8 +56,8 @@ void harness_value_range(const char *label, size_t n, int *lo, int *hi)
     if (!strcmp(label, "mixed")) *lo = -r, *hi = r;
     else if (!strcmp(label, "negative")) *lo = -r, *hi = -1;
     else if (!strcmp(label, "largest")) {
-        /* n values in [m/2, m], m = INT_MAX / n: every partial sum of them still fits in an int, and the total
-         * is at least INT_MAX / 2. One sign: with both, the total of n values is a random walk near m sqrt(n),
+        /* n values in [m - m/2, m], m = INT_MAX / n: every partial sum of them still fits in an int, and the total
+         * is about INT_MAX / 2 or more. One sign: with both, the total of n values is a random walk near m sqrt(n),
          * inside a float's 24 bits for most n, and a float accumulator then often kept every digit. */
         int m = n ? (int)(INT_MAX / n) : INT_MAX;
         *lo = m - m / 2, *hi = m;

@@ -251,17 +251,26 @@ static int is_whole(double x)
     return isfinite(x) && fabs(x - nearbyint(x)) <= 2.5e-7 * fabs(x) + 1e-9;
 }
 
-/* 16 values of the checker's whose exact sum of squares is at least 0.05 from a whole number, so that a whole
- * one back is a mark and not luck: the seed's first draw of them, or the next that is (about one in ten is not). */
-static double probe_values(float x[16])
+/* The probes' 16 values of the checker's, their exact sum of squares, and the norm norm_thrust returned for them:
+ * one run of the learner's function that both probes below read. */
+typedef struct {
+    float x[16];
+    double exact;
+    float norm;
+    int exact_not_whole;   /* exact is at least 0.05 from a whole number: a whole one back is a mark, not luck */
+} norm_probe;
+
+/* The seed's first draw of 16 values whose exact sum of squares is not nearly whole, or the next (about one
+ * draw in ten is), and norm_thrust of them. */
+static void norm_probe_run(norm_probe *p)
 {
-    double exact = 0;
     for (uint64_t salt = 991; salt < 1001; salt++) {
-        harness_random_floats(x, 16, -1.0f, 1.0f, salt);
-        harness_dot_floats(x, x, 16, &exact);
-        if (fabs(exact - nearbyint(exact)) >= 0.05) break;
+        harness_random_floats(p->x, 16, -1.0f, 1.0f, salt);
+        harness_dot_floats(p->x, p->x, 16, &p->exact);
+        p->exact_not_whole = fabs(p->exact - nearbyint(p->exact)) >= 0.05;
+        if (p->exact_not_whole) break;
     }
-    return exact;
+    p->norm = run_float_fn(FN_NORM, p->x, 16, 0, NULL).max;
 }
 
 /* A reduction's operator written as a fold, acc + x * x: Thrust applies it to two partial results too, so the
@@ -269,17 +278,15 @@ static double probe_values(float x[16])
  * norm_thrust of 2x is not twice norm_thrust of x, as a norm's is. Whole squares back on both, no larger than
  * the exact sums, are the mark of a total kept in an integer instead (its ratio is not 2 either); a fold's
  * squared partials are far larger. */
-static int fold_probe(harness_diagnosis *d)
+static int fold_probe(const norm_probe *p, harness_diagnosis *d)
 {
-    enum { N = 16 };
-    float x[N], twice[N];
-    double exact = probe_values(x);
-    for (size_t i = 0; i < N; i++) twice[i] = 2 * x[i];
-    float once = run_float_fn(FN_NORM, x, N, 0, NULL).max, doubled = run_float_fn(FN_NORM, twice, N, 0, NULL).max;
+    float twice[16];
+    for (size_t i = 0; i < 16; i++) twice[i] = 2 * p->x[i];
+    float once = p->norm, doubled = run_float_fn(FN_NORM, twice, 16, 0, NULL).max;
     double ratio = doubled / once;
     if (!isfinite(ratio) || fabs(ratio - 2) < 1e-3 || fabs(ratio - 4) < 1e-3) return 0;
     double once2 = (double)once * once, doubled2 = (double)doubled * doubled;
-    if (is_whole(once2) && is_whole(doubled2) && once2 <= exact + 0.5 && doubled2 <= 4 * exact + 0.5) return 0;
+    if (is_whole(once2) && is_whole(doubled2) && once2 <= p->exact + 0.5 && doubled2 <= 4 * p->exact + 0.5) return 0;
     char seen[sizeof d->words];
     snprintf(seen, sizeof seen, "%s", d->words);
     d->seen = SEEN_MODEL;
@@ -299,14 +306,10 @@ static int fold_probe(harness_diagnosis *d)
  * came back, on the input and on 16 values of the checker's, are whole numbers no larger than the exact sums
  * (each step drops a fraction), where the checker's exact sum is not whole. The probe is what tells: past 2^24
  * every float is whole, and on an input whose own sum is nearly whole a whole answer says nothing. */
-static int int_sum_probe(float got, double squares, harness_diagnosis *d)
+static int int_sum_probe(float got, double squares, const norm_probe *p, harness_diagnosis *d)
 {
-    float x[16];
-    double exact16 = probe_values(x);
-    float probe = run_float_fn(FN_NORM, x, 16, 0, NULL).max;
-    double g2 = (double)got * got, p2 = (double)probe * probe;
-    if (!is_whole(g2) || !is_whole(p2) || g2 > squares + 0.5 || p2 > exact16 + 0.5 ||
-        fabs(exact16 - nearbyint(exact16)) < 0.05)
+    double g2 = (double)got * got, p2 = (double)p->norm * p->norm, exact16 = p->exact;
+    if (!is_whole(g2) || !is_whole(p2) || g2 > squares + 0.5 || p2 > exact16 + 0.5 || !p->exact_not_whole)
         return 0;
     char seen[sizeof d->words];
     snprintf(seen, sizeof seen, "%s", d->words);
@@ -355,7 +358,11 @@ static void check_norm(const float *h, size_t n, size_t offset, const char *inpu
     if (!(fabs((double)got - expected) <= tol)) {
         harness_diagnosis d;
         explain_one(NORM_MODELS, h, n, expected, got, tol, &d);
-        if (d.seen != SEEN_MODEL && !int_sum_probe(got, squares, &d) && !fold_probe(&d)) d.hint = _(NORM_HINT);
+        if (d.seen != SEEN_MODEL) {
+            norm_probe p;
+            norm_probe_run(&p);
+            if (!int_sum_probe(got, squares, &p, &d) && !fold_probe(&p, &d)) d.hint = _(NORM_HINT);
+        }
         harness_describe_float(got, have, sizeof have);
         harness_fail(d.hint, _("%s of %s should return %.9g (give or take %.2g of rounding), but it returned %s: %s."),
                      what, input, expected, tol, have, d.words);
